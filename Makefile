@@ -1,0 +1,81 @@
+# Quick start: `make demo` (a cluster in local containers) and `make test` (everything CI runs).
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+
+VENV := .venv
+BIN := $(CURDIR)/$(VENV)/bin
+export KAFKAOPS_CACHE ?= $(HOME)/.cache/kafkaops
+export PATH := $(BIN):$(PATH)
+export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
+# Molecule and ansible-lint find the collection through this path.
+export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.cache/collections
+COLLECTION_LINK := .cache/collections/ansible_collections/kafkaops/cluster
+SCENARIOS := default multi-broker cluster
+
+.PHONY: help venv collection engine image archive prerequisites demo lint sanity unit molecule test clean build
+
+help:
+	@echo "make demo    start a 3-node ZooKeeper + Kafka cluster in local containers"
+	@echo "make test    lint, unit tests and every Molecule scenario (what CI runs)"
+	@echo "make clean   remove the containers, networks and volumes the project started"
+
+$(VENV)/.installed: requirements.txt requirements-dev.txt
+	python3 -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -r requirements-dev.txt
+	touch $@
+
+venv: $(VENV)/.installed
+
+# The repository is the collection; Ansible finds it as ansible_collections/kafkaops/cluster.
+collection:
+	@mkdir -p $(dir $(COLLECTION_LINK))
+	@ln -sfn ../../../.. $(COLLECTION_LINK)
+
+engine:
+	bash scripts/ensure-docker.sh
+
+image: engine
+	bash scripts/build-image.sh
+
+archive:
+	bash scripts/build-kafka-archive.sh all
+
+prerequisites: venv collection engine image archive
+
+demo: prerequisites
+	ansible-playbook playbooks/local-containers.yml
+	ansible-playbook -i inventories/local playbooks/site.yml
+	@bash scripts/print-cluster.sh
+
+lint: venv collection
+	ruff check plugins tests bench scripts
+	ansible-lint --profile production
+	$(MAKE) --no-print-directory sanity
+
+# ansible-test needs the collection at a real path ending in ansible_collections/<ns>/<name>.
+sanity: venv
+	rm -rf .cache/sanity && mkdir -p .cache/sanity/ansible_collections/kafkaops/cluster
+	git ls-files -z --cached --others --exclude-standard | xargs -0 cp --parents -t .cache/sanity/ansible_collections/kafkaops/cluster
+	cd .cache/sanity/ansible_collections/kafkaops/cluster && \
+	  ansible-test sanity --python 3.11 --color no --skip-test pylint --skip-test mypy plugins
+
+unit: venv collection
+	python -m pytest -q tests/unit
+
+molecule: prerequisites
+	for scenario in $(SCENARIOS); do molecule test -s $$scenario || exit 1; done
+
+build: venv
+	ansible-galaxy collection build --force --output-path .cache/build
+
+test: lint unit build molecule
+	@echo "make test: all passed"
+
+clean:
+	-$(BIN)/ansible-playbook playbooks/local-containers.yml -e local_containers_state=absent 2>/dev/null
+	-for scenario in $(SCENARIOS); do $(BIN)/molecule destroy -s $$scenario >/dev/null 2>&1; done
+	-docker ps -aq --filter label=kafkaops.cluster | xargs -r docker rm -f
+	-docker network ls -q --filter label=kafkaops.cluster | xargs -r docker network rm
+	-docker volume ls -q --filter label=kafkaops.cluster | xargs -r docker volume rm

@@ -1,0 +1,128 @@
+# -*- coding: utf-8 -*-
+# Copyright: kafkaops.cluster developers
+# Apache License 2.0 (see https://www.apache.org/licenses/LICENSE-2.0)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+"""Filters of the kafka_broker role: broker instances of a host, and restart order."""
+
+from ansible.errors import AnsibleFilterError
+from ansible.module_utils.six import string_types
+
+INSTANCE_KEYS = ("broker_id", "port", "internal_port", "jmx_port", "rack", "log_dirs", "properties")
+INTERNAL_PORT_OFFSET = 10000
+JMX_PORT_OFFSET = 20000
+
+
+def _as_int(value, field, low, high):
+    if isinstance(value, bool):
+        raise AnsibleFilterError("%s: expected an integer, got %r" % (field, value))
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        raise AnsibleFilterError("%s: expected an integer, got %r" % (field, value))
+    if not low <= number <= high:
+        raise AnsibleFilterError("%s: must be within %d-%d, got %d" % (field, low, high, number))
+    return number
+
+
+def kafka_broker_instances(instances, host_defaults):
+    """Return one complete dict per broker instance of a host.
+
+    host_defaults: broker_id, port, internal_port (None: port + 10000), jmx_port (None: port + 20000,
+    0 disables JMX), rack, data_dir, properties. With several instances, broker_id and port must
+    be given per instance, since the host-level ones can serve only one.
+    """
+    if instances is None:
+        instances = []
+    if not isinstance(instances, list):
+        raise AnsibleFilterError("kafka_broker_instances: expected a list of dicts, got %r" % (instances,))
+    several = len(instances) > 1
+    normalized = []
+    for index, instance in enumerate(instances or [{}]):
+        where = "kafka_broker_instances[%d]" % index
+        if not isinstance(instance, dict):
+            raise AnsibleFilterError("%s: expected a dict, got %r" % (where, instance))
+        unknown = sorted(set(instance) - set(INSTANCE_KEYS))
+        if unknown:
+            raise AnsibleFilterError("%s: unknown keys %s (known: %s)" % (where, unknown, ", ".join(INSTANCE_KEYS)))
+        for required in ("broker_id", "port"):
+            if several and required not in instance:
+                raise AnsibleFilterError("%s.%s: required when a host runs several brokers" % (where, required))
+        broker_id = _as_int(instance.get("broker_id", host_defaults.get("broker_id")), where + ".broker_id", 0, 2147483647)
+        port = _as_int(instance.get("port", host_defaults.get("port")), where + ".port", 1, 65535)
+        internal_default = host_defaults.get("internal_port") if not several else None
+        internal_port = instance.get("internal_port", internal_default)
+        internal_port = _as_int(port + INTERNAL_PORT_OFFSET if internal_port in (None, "") else internal_port,
+                                where + ".internal_port", 1, 65535)
+        jmx_default = host_defaults.get("jmx_port") if not several else None
+        jmx_port = instance.get("jmx_port", jmx_default)
+        jmx_port = _as_int(port + JMX_PORT_OFFSET if jmx_port in (None, "") else jmx_port,
+                           where + ".jmx_port", 0, 65535)
+        log_dirs = instance.get("log_dirs") or ["%s/broker-%d" % (host_defaults.get("data_dir", "/var/lib/kafka"), broker_id)]
+        if isinstance(log_dirs, string_types):
+            log_dirs = [part.strip() for part in log_dirs.split(",") if part.strip()]
+        properties = instance.get("properties") or {}
+        if not isinstance(properties, dict):
+            raise AnsibleFilterError("%s.properties: expected a dict, got %r" % (where, properties))
+        normalized.append({
+            "broker_id": broker_id,
+            "port": port,
+            "internal_port": internal_port,
+            "jmx_port": jmx_port,
+            "rack": instance.get("rack", host_defaults.get("rack")) or "",
+            "log_dirs": list(log_dirs),
+            "properties": properties,
+        })
+    _check_host(normalized)
+    return normalized
+
+
+def _check_host(instances):
+    seen_ids = {}
+    seen_ports = {}
+    seen_dirs = {}
+    for index, instance in enumerate(instances):
+        where = "kafka_broker_instances[%d]" % index
+        if instance["broker_id"] in seen_ids:
+            raise AnsibleFilterError("%s.broker_id: %d is already used by kafka_broker_instances[%d]"
+                                     % (where, instance["broker_id"], seen_ids[instance["broker_id"]]))
+        seen_ids[instance["broker_id"]] = index
+        for field in ("port", "internal_port", "jmx_port"):
+            port = instance[field]
+            if field == "jmx_port" and port == 0:
+                continue
+            if port in seen_ports:
+                raise AnsibleFilterError("%s.%s: port %d clashes with %s on the same host"
+                                         % (where, field, port, seen_ports[port]))
+            seen_ports[port] = "%s.%s" % (where, field)
+        for log_dir in instance["log_dirs"]:
+            if log_dir in seen_dirs:
+                raise AnsibleFilterError("%s.log_dirs: %s is already used by %s" % (where, log_dir, seen_dirs[log_dir]))
+            seen_dirs[log_dir] = where
+
+
+def kafka_broker_restart_order(markers_by_host, controller_id):
+    """The brokers to restart, as {"host", "instance"} dicts, the controller last.
+
+    markers_by_host: host -> the results of the role's stat of each instance's restart marker
+    (each with "instance" and "stat"). Restarting the controller last moves the controller role
+    once instead of once per restart.
+    """
+    pending = []
+    for host in sorted(markers_by_host):
+        for marker in markers_by_host[host] or []:
+            if marker.get("stat", {}).get("exists"):
+                pending.append({"host": host, "instance": marker["instance"]})
+    return sorted(pending, key=lambda item: (item["instance"]["broker_id"] == controller_id,
+                                             item["instance"]["broker_id"]))
+
+
+class FilterModule(object):
+    def filters(self):
+        return {
+            "kafka_broker_instances": kafka_broker_instances,
+            "kafka_broker_restart_order": kafka_broker_restart_order,
+        }

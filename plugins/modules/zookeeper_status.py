@@ -1,0 +1,146 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: kafkaops.cluster developers
+# Apache License 2.0 (see https://www.apache.org/licenses/LICENSE-2.0)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: zookeeper_status
+short_description: Read the state of one ZooKeeper node through its four-letter words
+version_added: "0.1.0"
+description:
+  - Sends C(ruok), C(srvr) and optionally C(mntr) to one ZooKeeper node and returns its mode
+    (leader, follower, standalone) and metrics.
+  - With O(wait=true) it keeps asking until the node answers C(imok) and serves clients (its mode
+    is known), or fails when O(timeout) runs out.
+  - Needs only the Python standard library on the host it runs on.
+  - The node must allow the words in C(4lw.commands.whitelist).
+author:
+  - kafkaops.cluster developers
+options:
+  host:
+    description: Address of the ZooKeeper node.
+    type: str
+    default: 127.0.0.1
+  port:
+    description: Client port of the ZooKeeper node.
+    type: int
+    default: 2181
+  wait:
+    description: Keep asking until the node serves clients, instead of answering once.
+    type: bool
+    default: false
+  timeout:
+    description: Seconds to wait in all when O(wait=true); seconds per request otherwise.
+    type: int
+    default: 60
+  metrics:
+    description: Also return the C(mntr) metrics.
+    type: bool
+    default: false
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: none
+"""
+
+EXAMPLES = r"""
+- name: Wait until ZooKeeper serves clients
+  kafkaops.cluster.zookeeper_status:
+    port: 2181
+    wait: true
+    timeout: 120
+  register: zookeeper_node
+
+- name: Show its role in the ensemble
+  ansible.builtin.debug:
+    msg: "{{ inventory_hostname }} is {{ zookeeper_node.mode }}"
+"""
+
+RETURN = r"""
+ok:
+  description: Whether the node answered C(imok) to C(ruok).
+  returned: always
+  type: bool
+mode:
+  description: The node's mode from C(srvr), or null when it does not serve clients yet.
+  returned: always
+  type: str
+  sample: follower
+zxid:
+  description: The last transaction id the node has seen.
+  returned: always
+  type: str
+  sample: "0x100000002"
+version:
+  description: ZooKeeper version reported by C(srvr).
+  returned: always
+  type: str
+metrics:
+  description: The C(mntr) metrics, numbers as integers.
+  returned: when O(metrics=true)
+  type: dict
+"""
+
+import time
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.kafkaops.cluster.plugins.module_utils._zookeeper_words import (
+    ZooKeeperWordError,
+    parse_mntr,
+    parse_srvr,
+    send_word,
+)
+
+SERVING_MODES = ("leader", "follower", "standalone", "observer")
+
+
+def read_node(host, port, timeout, with_metrics):
+    state = {"ok": send_word(host, port, "ruok", timeout).strip() == "imok"}
+    state.update(parse_srvr(send_word(host, port, "srvr", timeout)))
+    if with_metrics:
+        state["metrics"] = parse_mntr(send_word(host, port, "mntr", timeout))
+    return state
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            host=dict(type="str", default="127.0.0.1"),
+            port=dict(type="int", default=2181),
+            wait=dict(type="bool", default=False),
+            timeout=dict(type="int", default=60),
+            metrics=dict(type="bool", default=False),
+        ),
+        supports_check_mode=True,
+    )
+    params = module.params
+    if params["timeout"] <= 0:
+        module.fail_json(msg="timeout: must be a positive number of seconds, got %d" % params["timeout"])
+
+    deadline = time.monotonic() + params["timeout"]
+    per_request = min(params["timeout"], 5) if params["wait"] else params["timeout"]
+    last_problem = None
+    while True:
+        try:
+            state = read_node(params["host"], params["port"], per_request, params["metrics"])
+            if not params["wait"] or (state["ok"] and state["mode"] in SERVING_MODES):
+                module.exit_json(changed=False, **state)
+            last_problem = "ruok=%s, mode=%s" % (state["ok"], state["mode"])
+        except ZooKeeperWordError as error:
+            if not params["wait"] or "whitelist" in str(error):
+                module.fail_json(msg=str(error))
+            last_problem = str(error)
+        if time.monotonic() >= deadline:
+            module.fail_json(msg="ZooKeeper at %s:%d did not serve clients within %d s (last: %s)"
+                             % (params["host"], params["port"], params["timeout"], last_problem))
+        time.sleep(1)
+
+
+if __name__ == "__main__":
+    main()

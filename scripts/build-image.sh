@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Builds the project's container image without any registry: a minimal Debian bookworm root from
+# debootstrap is imported as a base image, then images/systemd-java/Dockerfile adds systemd, Python
+# and Java. Both images are kept; the script does nothing when the final image already exists.
+# The Debian mirror is read from this machine's own apt sources.
+set -euo pipefail
+
+image=${KAFKAOPS_IMAGE:-kafkaops/systemd-java:bookworm}
+base_image=kafkaops/debian-base:bookworm
+cache_dir=${KAFKAOPS_CACHE:-$HOME/.cache/kafkaops}
+top=$(cd "$(dirname "$0")/.." && pwd)
+
+if docker image inspect "$image" >/dev/null 2>&1; then
+  exit 0
+fi
+
+debian_mirror() {
+  local uri=""
+  if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+    uri=$(awk '/^URIs:/ && $2 !~ /security/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources)
+  fi
+  if [ -z "$uri" ] && [ -f /etc/apt/sources.list ]; then
+    uri=$(awk '$1 == "deb" && $3 == "bookworm" {print $2; exit}' /etc/apt/sources.list)
+  fi
+  [ -n "$uri" ] || { echo "No Debian mirror found in this machine's apt sources" >&2; exit 1; }
+  echo "$uri"
+}
+
+if ! docker image inspect "$base_image" >/dev/null 2>&1; then
+  mkdir -p "$cache_dir"
+  rootfs_tar="$cache_dir/debian-bookworm-minbase.tar"
+  if [ ! -f "$rootfs_tar" ]; then
+    command -v debootstrap >/dev/null 2>&1 || {
+      apt-get update -q >/dev/null
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap >/dev/null
+    }
+    rootfs=$(mktemp -d)
+    echo "debootstrap of bookworm into a temporary folder (about 90 s)"
+    debootstrap --variant=minbase bookworm "$rootfs" "$(debian_mirror)" >"$cache_dir/debootstrap.log" 2>&1
+    tar -C "$rootfs" -cf "$rootfs_tar.tmp" .
+    rm -rf "$rootfs"
+    mv "$rootfs_tar.tmp" "$rootfs_tar"
+  fi
+  docker import "$rootfs_tar" "$base_image" >/dev/null
+fi
+
+echo "Building $image"
+docker build -q -t "$image" --build-arg BASE_IMAGE="$base_image" "$top/images/systemd-java"

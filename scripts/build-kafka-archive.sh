@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Assembles a Kafka distribution archive from Maven Central jars, because the usual download sites
+# are not always reachable. Two layouts are produced from the same jars:
+#   apache:    kafka_2.13-<version>/{libs/*.jar, config/}                 (Apache's tarball)
+#   confluent: confluent-kafka-<version>/{share/java/kafka/*.jar, etc/kafka/}  (Confluent's tarball)
+# Each archive gets a .sha256 beside it. Archives are cached and rebuilt only when missing.
+# No bin/ scripts are shipped: the roles start the JVM themselves.
+#
+# Usage: scripts/build-kafka-archive.sh [apache|confluent|all]   (default: all)
+# Environment: KAFKA_VERSION (default 3.9.2, the newest 3.9.x on Maven Central),
+#              KAFKAOPS_CACHE (default ~/.cache/kafkaops)
+set -euo pipefail
+
+kafka_version=${KAFKA_VERSION:-3.9.2}
+scala_version=2.13
+slf4j_version=1.7.36
+reload4j_version=1.2.25
+cache_dir=${KAFKAOPS_CACHE:-$HOME/.cache/kafkaops}
+layouts=${1:-all}
+here=$(cd "$(dirname "$0")" && pwd)
+
+mkdir -p "$cache_dir"
+jars_dir="$cache_dir/kafka-jars-$kafka_version"
+
+resolve_jars() {
+  [ -f "$jars_dir/.complete" ] && return 0
+  local work
+  work=$(mktemp -d)
+  # A throwaway pom whose only purpose is to let Maven resolve the runtime closure.
+  cat > "$work/pom.xml" <<POM
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>kafkaops.cluster</groupId>
+  <artifactId>kafka-distribution</artifactId>
+  <version>$kafka_version</version>
+  <packaging>pom</packaging>
+  <dependencies>
+    <dependency><groupId>org.apache.kafka</groupId><artifactId>kafka_$scala_version</artifactId><version>$kafka_version</version></dependency>
+    <dependency><groupId>org.apache.kafka</groupId><artifactId>kafka-tools</artifactId><version>$kafka_version</version></dependency>
+    <dependency><groupId>org.slf4j</groupId><artifactId>slf4j-reload4j</artifactId><version>$slf4j_version</version></dependency>
+    <dependency><groupId>ch.qos.reload4j</groupId><artifactId>reload4j</artifactId><version>$reload4j_version</version></dependency>
+  </dependencies>
+</project>
+POM
+  rm -rf "$jars_dir.tmp"
+  mvn -q -B -f "$work/pom.xml" dependency:copy-dependencies \
+      -DincludeScope=runtime -DoutputDirectory="$jars_dir.tmp"
+  rm -rf "$work" "$jars_dir"
+  mv "$jars_dir.tmp" "$jars_dir"
+  touch "$jars_dir/.complete"
+}
+
+# Writes the archive named $1 with top folder $2, jars under $3 and configuration under $4.
+build_archive() {
+  local archive=$1 top=$2 jar_subdir=$3 config_subdir=$4
+  if [ -f "$cache_dir/$archive" ] && [ -f "$cache_dir/$archive.sha256" ]; then
+    echo "cached: $cache_dir/$archive"
+    return 0
+  fi
+  local stage
+  stage=$(mktemp -d)
+  mkdir -p "$stage/$top/$jar_subdir" "$stage/$top/$config_subdir"
+  cp "$jars_dir"/*.jar "$stage/$top/$jar_subdir/"
+  cp "$here/kafka-archive-config/"* "$stage/$top/$config_subdir/"
+  # Fixed owner and sorted names make the archive reproducible from the same jars.
+  tar -C "$stage" --sort=name --owner=0 --group=0 --numeric-owner --mtime='2000-01-01' \
+      -czf "$cache_dir/$archive.tmp" "$top"
+  rm -rf "$stage"
+  mv "$cache_dir/$archive.tmp" "$cache_dir/$archive"
+  (cd "$cache_dir" && sha256sum "$archive" > "$archive.sha256")
+  echo "built: $cache_dir/$archive"
+}
+
+resolve_jars
+case $layouts in
+  apache|all)
+    build_archive "kafka_$scala_version-$kafka_version.tgz" "kafka_$scala_version-$kafka_version" libs config ;;&
+  confluent|all)
+    build_archive "confluent-kafka-$kafka_version.tgz" "confluent-kafka-$kafka_version" share/java/kafka etc/kafka ;;
+  apache) ;;
+  *) echo "unknown layout '$layouts': use apache, confluent or all" >&2; exit 2 ;;
+esac

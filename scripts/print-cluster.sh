@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Prints how to reach the demo cluster: each broker's client address and the ZooKeeper servers.
+set -euo pipefail
+brokers=()
+zookeepers=()
+for container in $(docker ps --filter label=kafkaops.cluster=local --format '{{.Names}}' | sort); do
+  address=$(docker inspect -f '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}' "$container")
+  brokers+=("$address:9092")
+  zookeepers+=("$address:2181")
+done
+echo
+echo "The cluster is up."
+echo "  bootstrap servers: $(IFS=,; echo "${brokers[*]}")"
+echo "  zookeeper.connect: $(IFS=,; echo "${zookeepers[*]}")"
+echo "  a shell on a node: docker exec -it kafkaops-node1 bash"
+echo "  broker units:      systemctl status 'kafka-broker-*'   (inside a node)"
+echo "  remove it all:     make clean"
