@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the project's container image without any registry: a minimal Debian bookworm root from
 # debootstrap is imported as a base image, then images/systemd-java/Dockerfile adds systemd, Python
-# and Java. Both images are kept; the script does nothing when the final image already exists.
+# and Java. Both images are kept; the script does nothing when the final image was built from
+# the current Dockerfile.
 # The Debian mirror is read from this machine's own apt sources.
 set -euo pipefail
 
@@ -10,7 +11,10 @@ base_image=kafkaops/debian-base:bookworm
 cache_dir=${KAFKAOPS_CACHE:-$HOME/.cache/kafkaops}
 top=$(cd "$(dirname "$0")/.." && pwd)
 
-if docker image inspect "$image" >/dev/null 2>&1; then
+# Rebuild when the Dockerfile changed since the image was built.
+dockerfile_sha=$(sha256sum "$top/images/systemd-java/Dockerfile" | cut -c1-16)
+built_sha=$(docker image inspect -f '{{ index .Config.Labels "kafkaops.dockerfile-sha" }}' "$image" 2>/dev/null || true)
+if [ "$built_sha" = "$dockerfile_sha" ]; then
   exit 0
 fi
 
@@ -45,4 +49,5 @@ if ! docker image inspect "$base_image" >/dev/null 2>&1; then
 fi
 
 echo "Building $image"
-docker build -q -t "$image" --build-arg BASE_IMAGE="$base_image" "$top/images/systemd-java"
+DOCKER_BUILDKIT=0 docker build -q -t "$image" --build-arg BASE_IMAGE="$base_image" \
+  --build-arg DOCKERFILE_SHA="$dockerfile_sha" "$top/images/systemd-java"

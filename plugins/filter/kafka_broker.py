@@ -1,12 +1,10 @@
 # -*- coding: utf-8 -*-
 # Copyright: kafkaops.cluster developers
 # Apache License 2.0 (see https://www.apache.org/licenses/LICENSE-2.0)
+"""Filters of the kafka_broker role: broker instances of a host, and restart order."""
 
 from __future__ import absolute_import, division, print_function
 
-__metaclass__ = type
-
-"""Filters of the kafka_broker role: broker instances of a host, and restart order."""
 
 from ansible.errors import AnsibleFilterError
 from ansible.module_utils.six import string_types
@@ -22,7 +20,7 @@ def _as_int(value, field, low, high):
     try:
         number = int(value)
     except (TypeError, ValueError):
-        raise AnsibleFilterError("%s: expected an integer, got %r" % (field, value))
+        raise AnsibleFilterError("%s: expected an integer, got %r" % (field, value)) from None
     if not low <= number <= high:
         raise AnsibleFilterError("%s: must be within %d-%d, got %d" % (field, low, high, number))
     return number
@@ -51,7 +49,8 @@ def kafka_broker_instances(instances, host_defaults):
         for required in ("broker_id", "port"):
             if several and required not in instance:
                 raise AnsibleFilterError("%s.%s: required when a host runs several brokers" % (where, required))
-        broker_id = _as_int(instance.get("broker_id", host_defaults.get("broker_id")), where + ".broker_id", 0, 2147483647)
+        broker_id = _as_int(instance.get("broker_id", host_defaults.get("broker_id")),
+                            where + ".broker_id", 0, 2147483647)
         port = _as_int(instance.get("port", host_defaults.get("port")), where + ".port", 1, 65535)
         internal_default = host_defaults.get("internal_port") if not several else None
         internal_port = instance.get("internal_port", internal_default)
@@ -61,7 +60,8 @@ def kafka_broker_instances(instances, host_defaults):
         jmx_port = instance.get("jmx_port", jmx_default)
         jmx_port = _as_int(port + JMX_PORT_OFFSET if jmx_port in (None, "") else jmx_port,
                            where + ".jmx_port", 0, 65535)
-        log_dirs = instance.get("log_dirs") or ["%s/broker-%d" % (host_defaults.get("data_dir", "/var/lib/kafka"), broker_id)]
+        data_dir = host_defaults.get("data_dir", "/var/lib/kafka")
+        log_dirs = instance.get("log_dirs") or ["%s/broker-%d" % (data_dir, broker_id)]
         if isinstance(log_dirs, string_types):
             log_dirs = [part.strip() for part in log_dirs.split(",") if part.strip()]
         properties = instance.get("properties") or {}
@@ -120,9 +120,16 @@ def kafka_broker_restart_order(markers_by_host, controller_id):
                                              item["instance"]["broker_id"]))
 
 
+def zookeeper_client_address(member):
+    """'address:port' of a ZooKeeper node, from a (hostvars of the node, inventory name) pair."""
+    variables, name = member
+    return "%s:%s" % (variables.get("zookeeper_peer_address") or name, variables.get("zookeeper_client_port") or 2181)
+
+
 class FilterModule(object):
     def filters(self):
         return {
             "kafka_broker_instances": kafka_broker_instances,
             "kafka_broker_restart_order": kafka_broker_restart_order,
+            "zookeeper_client_address": zookeeper_client_address,
         }

@@ -10,7 +10,6 @@ One Metadata request answers both, so that is all this speaks.
 
 from __future__ import absolute_import, division, print_function
 
-__metaclass__ = type
 
 import socket
 import struct
@@ -111,7 +110,7 @@ def fetch_metadata(host, port, timeout, all_topics=True):
             (size,) = struct.unpack(">i", _receive_exactly(sock, 4))
             return decode_metadata_response(_receive_exactly(sock, size))
     except (OSError, struct.error) as error:
-        raise KafkaWireError("%s:%s: %s" % (host, port, error))
+        raise KafkaWireError("%s:%s: %s" % (host, port, error)) from error
 
 
 def summarize(metadata):

@@ -5,7 +5,6 @@
 
 from __future__ import absolute_import, division, print_function
 
-__metaclass__ = type
 
 import socket
 
@@ -26,7 +25,7 @@ def send_word(host, port, word, timeout):
                     break
                 chunks.append(chunk)
     except OSError as error:
-        raise ZooKeeperWordError("%s:%s: %s" % (host, port, error))
+        raise ZooKeeperWordError("%s:%s: %s" % (host, port, error)) from error
     answer = b"".join(chunks).decode("utf-8", "replace")
     if "is not executed because it is not in the whitelist" in answer:
         raise ZooKeeperWordError("%s:%s refuses '%s': add it to 4lw.commands.whitelist" % (host, port, word))

@@ -1,0 +1,140 @@
+"""Checks every Molecule scenario runs against its live containers.
+
+Expectations come from the scenario's inventory (which hosts, which broker ids and ports); the
+answers come from the running services: systemd, the sockets, ZooKeeper and the brokers.
+"""
+
+import json
+import os
+import uuid
+
+import testinfra.utils.ansible_runner
+from kafka import KafkaConsumer, KafkaProducer, TopicPartition
+from kafka.admin import KafkaAdminClient, NewTopic
+from kazoo.client import KazooClient
+
+RUNNER = testinfra.utils.ansible_runner.AnsibleRunner(os.environ["MOLECULE_INVENTORY_FILE"])
+SCENARIO = os.environ.get("MOLECULE_SCENARIO_NAME", "")
+ZOOKEEPER_HOSTS = RUNNER.get_hosts("zookeeper")
+# After the cluster scenario's scale-out the spare host is a broker too.
+BROKER_HOSTS = RUNNER.get_hosts("kafka_broker") + RUNNER.get_hosts("spare_broker")
+testinfra_hosts = sorted(set(ZOOKEEPER_HOSTS + BROKER_HOSTS))
+
+
+def _address(name):
+    return testinfra.get_host(name, ansible_inventory=os.environ["MOLECULE_INVENTORY_FILE"],
+                              connection="ansible").interface("eth0").addresses[0]
+
+
+def _instances(name):
+    """The broker instances the inventory asks for on a host, as (broker_id, port) pairs."""
+    variables = RUNNER.get_variables(name)
+    given = variables.get("kafka_broker_instances") or []
+    if given:
+        return [(int(item["broker_id"]), int(item["port"])) for item in given]
+    return [(BROKER_HOSTS.index(name) + 1, 9092)]
+
+
+def _bootstrap():
+    return ["%s:%d" % (_address(name), port) for name in BROKER_HOSTS for _, port in _instances(name)]
+
+
+def _expected_broker_ids():
+    return sorted(broker_id for name in BROKER_HOSTS for broker_id, _ in _instances(name))
+
+
+def test_zookeeper_runs_and_answers_ruok(host):
+    if host.backend.host not in ZOOKEEPER_HOSTS:
+        assert not host.service("zookeeper").is_running
+        return
+    assert host.service("zookeeper").is_running
+    assert host.service("zookeeper").is_enabled
+    assert host.socket("tcp://0.0.0.0:2181").is_listening
+    assert host.run("echo ruok | nc -q 1 127.0.0.1 2181").stdout.strip() == "imok"
+
+
+def test_brokers_run_and_listen(host):
+    name = host.backend.host
+    if name not in BROKER_HOSTS:
+        return
+    for broker_id, port in _instances(name):
+        unit = host.service("kafka-broker-%d" % broker_id)
+        assert unit.is_running, "kafka-broker-%d is not running on %s" % (broker_id, name)
+        assert unit.is_enabled
+        assert host.socket("tcp://0.0.0.0:%d" % port).is_listening
+        assert host.socket("tcp://0.0.0.0:%d" % (port + 10000)).is_listening
+        properties = host.file("/etc/kafka/broker-%d/server.properties" % broker_id).content_string
+        assert "broker.id=%d\n" % broker_id in properties
+        assert "auto.create.topics.enable=false\n" in properties
+
+
+def test_ensemble_has_exactly_one_leader():
+    modes = []
+    for name in ZOOKEEPER_HOSTS:
+        node = testinfra.get_host(name, ansible_inventory=os.environ["MOLECULE_INVENTORY_FILE"],
+                                  connection="ansible")
+        output = node.run("echo srvr | nc -q 1 127.0.0.1 2181").stdout
+        modes.extend(line.split(":", 1)[1].strip() for line in output.splitlines() if line.startswith("Mode:"))
+    assert len(modes) == len(ZOOKEEPER_HOSTS)
+    expected = ["standalone"] if len(ZOOKEEPER_HOSTS) == 1 else ["leader"]
+    assert [mode for mode in modes if mode in ("leader", "standalone")] == expected
+    assert modes.count("follower") == len(ZOOKEEPER_HOSTS) - 1
+
+
+def test_every_broker_is_registered_in_zookeeper():
+    client = KazooClient(hosts=",".join("%s:2181" % _address(name) for name in ZOOKEEPER_HOSTS), timeout=10)
+    client.start(timeout=30)
+    try:
+        registered = sorted(int(child) for child in client.get_children("/brokers/ids"))
+    finally:
+        client.stop()
+        client.close()
+    assert registered == _expected_broker_ids()
+
+
+def test_topic_on_every_broker_takes_acks_all_records_and_returns_them():
+    broker_count = len(_expected_broker_ids())
+    topic = "molecule-check-%s" % uuid.uuid4().hex[:8]
+    admin = KafkaAdminClient(bootstrap_servers=_bootstrap(), request_timeout_ms=30000)
+    try:
+        admin.create_topics([NewTopic(topic, num_partitions=3, replication_factor=broker_count)])
+        sent = [("key-%d" % number, "value-%d" % number) for number in range(300)]
+        producer = KafkaProducer(bootstrap_servers=_bootstrap(), acks="all", retries=5)
+        futures = [producer.send(topic, key=key.encode(), value=value.encode()) for key, value in sent]
+        producer.flush(60)
+        metadata = [future.get(timeout=60) for future in futures]
+        producer.close()
+        assert len(metadata) == len(sent)
+
+        consumer = KafkaConsumer(bootstrap_servers=_bootstrap(), auto_offset_reset="earliest",
+                                 enable_auto_commit=False, consumer_timeout_ms=15000)
+        partitions = [TopicPartition(topic, number) for number in range(3)]
+        consumer.assign(partitions)
+        consumer.seek_to_beginning(*partitions)
+        received = []
+        for record in consumer:
+            received.append((record.key.decode(), record.value.decode()))
+            if len(received) == len(sent):
+                break
+        consumer.close()
+        assert sorted(received) == sorted(sent)
+
+        description = admin.describe_topics([topic])[0]
+        for partition in description["partitions"]:
+            assert len(partition["replica_nodes"]) == broker_count
+            assert sorted(partition["isr_nodes"]) == sorted(partition["replica_nodes"])
+    finally:
+        admin.delete_topics([topic])
+        admin.close()
+
+
+if SCENARIO == "cluster":
+
+    def test_scale_out_joined_without_restarting_the_others():
+        ephemeral = os.environ["MOLECULE_EPHEMERAL_DIRECTORY"]
+        for name in RUNNER.get_hosts("kafka_broker"):
+            with open(os.path.join(ephemeral, "pids-%s.json" % name)) as handle:
+                pids = json.load(handle)
+            assert all(int(pid) > 0 for pid in pids["before"])
+            assert pids["before"] == pids["after"], "%s restarted a service during the scale-out" % name
+        assert 4 in _expected_broker_ids()

@@ -1,0 +1,73 @@
+import pytest
+from ansible.errors import AnsibleFilterError
+from ansible_collections.kafkaops.cluster.plugins.filter.kafka_broker import (
+    kafka_broker_instances,
+    kafka_broker_restart_order,
+)
+
+HOST = {"broker_id": 7, "port": 9092, "internal_port": "", "jmx_port": "", "rack": "r1",
+        "data_dir": "/var/lib/kafka"}
+
+
+def test_no_instances_means_one_from_the_host_settings():
+    assert kafka_broker_instances([], HOST) == [{
+        "broker_id": 7, "port": 9092, "internal_port": 19092, "jmx_port": 29092, "rack": "r1",
+        "log_dirs": ["/var/lib/kafka/broker-7"], "properties": {}}]
+
+
+def test_three_brokers_on_one_host_get_their_own_ports_and_dirs():
+    result = kafka_broker_instances(
+        [{"broker_id": 1, "port": 9093}, {"broker_id": 2, "port": 9094}, {"broker_id": 3, "port": 9095}], HOST)
+    assert [item["internal_port"] for item in result] == [19093, 19094, 19095]
+    assert [item["jmx_port"] for item in result] == [29093, 29094, 29095]
+    assert [item["log_dirs"] for item in result] == [["/var/lib/kafka/broker-%d" % n] for n in (1, 2, 3)]
+
+
+def test_host_level_ports_apply_to_a_single_instance_only():
+    host = dict(HOST, internal_port=9191, jmx_port=0)
+    assert kafka_broker_instances([], host)[0]["internal_port"] == 9191
+    assert kafka_broker_instances([], host)[0]["jmx_port"] == 0
+    several = kafka_broker_instances([{"broker_id": 1, "port": 9093}, {"broker_id": 2, "port": 9094}], host)
+    assert [item["internal_port"] for item in several] == [19093, 19094]
+
+
+def test_log_dirs_given_as_a_comma_separated_string():
+    result = kafka_broker_instances([{"log_dirs": "/d1, /d2"}], HOST)
+    assert result[0]["log_dirs"] == ["/d1", "/d2"]
+
+
+@pytest.mark.parametrize("instances, message", [
+    ([{"broker_id": 1, "port": 9093}, {"broker_id": 1, "port": 9094}],
+     "kafka_broker_instances[1].broker_id: 1 is already used by kafka_broker_instances[0]"),
+    ([{"broker_id": 1, "port": 9093}, {"broker_id": 2, "port": 9093}],
+     "kafka_broker_instances[1].port: port 9093 clashes with kafka_broker_instances[0].port"),
+    ([{"broker_id": 1, "port": 9093}, {"broker_id": 2, "port": 19093}],
+     "kafka_broker_instances[1].port: port 19093 clashes with kafka_broker_instances[0].internal_port"),
+    ([{"broker_id": 1, "port": 9093}, {"port": 9094}],
+     "kafka_broker_instances[1].broker_id: required when a host runs several brokers"),
+    ([{"broker_id": 1, "port": 70000}], "kafka_broker_instances[0].port: must be within 1-65535, got 70000"),
+    ([{"broker_id": "one"}], "kafka_broker_instances[0].broker_id: expected an integer, got 'one'"),
+    ([{"broker_id": 1, "portt": 9093}], "kafka_broker_instances[0]: unknown keys ['portt']"),
+    ([{"broker_id": 1, "port": 9093, "log_dirs": ["/d"]}, {"broker_id": 2, "port": 9094, "log_dirs": ["/d"]}],
+     "kafka_broker_instances[1].log_dirs: /d is already used by kafka_broker_instances[0]"),
+    ("not a list", "kafka_broker_instances: expected a list of dicts"),
+])
+def test_bad_instances_are_refused_naming_the_field(instances, message):
+    with pytest.raises(AnsibleFilterError) as error:
+        kafka_broker_instances(instances, HOST)
+    assert message in str(error.value)
+
+
+def _marker(broker_id, exists):
+    return {"instance": {"broker_id": broker_id}, "stat": {"exists": exists}}
+
+
+def test_restart_order_takes_only_marked_brokers_and_the_controller_last():
+    markers = {"b": [_marker(2, True), _marker(5, False)], "a": [_marker(3, True)], "c": [_marker(1, True)]}
+    order = kafka_broker_restart_order(markers, controller_id=2)
+    assert [item["instance"]["broker_id"] for item in order] == [1, 3, 2]
+    assert [item["host"] for item in order] == ["c", "a", "b"]
+
+
+def test_restart_order_is_empty_when_nothing_is_marked():
+    assert kafka_broker_restart_order({"a": [_marker(1, False)], "b": None}, controller_id=1) == []
