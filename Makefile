@@ -54,12 +54,30 @@ lint: venv collection
 	ansible-lint --profile production
 	$(MAKE) --no-print-directory sanity
 
-# ansible-test needs the collection at a real path ending in ansible_collections/<ns>/<name>.
-sanity: venv
-	rm -rf .cache/sanity && mkdir -p .cache/sanity/ansible_collections/kafkaops/cluster
-	git ls-files -z --cached --others --exclude-standard | xargs -0 cp --parents -t .cache/sanity/ansible_collections/kafkaops/cluster
-	cd .cache/sanity/ansible_collections/kafkaops/cluster && \
-	  ansible-test sanity --python 3.11 --color no --skip-test pylint --skip-test mypy plugins
+# ansible-test needs the collection at a path ending in ansible_collections/<ns>/<name>, outside
+# this git work tree (inside it, ansible-test lists files with git, which ignores .cache).
+SANITY_ROOT := $(or $(TMPDIR),/tmp)/kafkaops-sanity
+# A venv of its own, with the exact tool versions ansible-test pins (they clash with ansible-lint's).
+SANITY_VENV := .venv-sanity
+$(SANITY_VENV)/.installed: requirements.txt
+	python3 -m venv $(SANITY_VENV)
+	$(SANITY_VENV)/bin/pip install -q ansible-core==$$(sed -n 's/^ansible-core==//p' requirements.txt)
+	cat $$($(SANITY_VENV)/bin/python -c 'import ansible_test, os; print(os.path.dirname(ansible_test.__file__))')/_data/requirements/sanity.{ansible-doc,import,pep8,pylint,validate-modules,yamllint,runtime-metadata}.txt \
+	  | grep -v '^#' | sort -u > $(SANITY_VENV)/requirements.txt
+	$(SANITY_VENV)/bin/pip install -q -r $(SANITY_VENV)/requirements.txt
+	touch $@
+
+sanity: $(SANITY_VENV)/.installed
+	command -v shellcheck >/dev/null || { apt-get update -q >/dev/null && apt-get install -y -q shellcheck >/dev/null; }
+	@# ansible-test fetches a pip bootstrap script from a host that is not reachable here; give it ours.
+	mkdir -p $(HOME)/.ansible/test/cache
+	for version in 24.2 $$($(SANITY_VENV)/bin/python -c 'from ansible_test._internal.python_requirements import PIP_VERSION as v; print(v)' 2>/dev/null); do \
+	  cp scripts/sanity-get-pip.py $(HOME)/.ansible/test/cache/get_pip_$${version//./_}.py; done
+	rm -rf $(SANITY_ROOT) && mkdir -p $(SANITY_ROOT)/ansible_collections/kafkaops/cluster
+	git ls-files -z --cached --others --exclude-standard | xargs -0 cp --parents -t $(SANITY_ROOT)/ansible_collections/kafkaops/cluster
+	cd $(SANITY_ROOT)/ansible_collections/kafkaops/cluster && \
+	  $(CURDIR)/$(SANITY_VENV)/bin/ansible-test sanity --python 3.11 --color no
+	rm -rf $(SANITY_ROOT)
 
 unit: venv collection
 	python -m pytest -q tests/unit

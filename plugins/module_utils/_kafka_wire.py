@@ -1,6 +1,6 @@
 # -*- coding: utf-8 -*-
 # Copyright: kafkaops.cluster developers
-# Apache License 2.0 (see https://www.apache.org/licenses/LICENSE-2.0)
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """A minimal Kafka protocol client (Metadata v1 only), standard library only.
 
 The broker role runs on hosts where no Kafka client library can be installed, yet it must know
@@ -54,7 +54,7 @@ class _Reader:
 
     def array(self, read_item):
         count = self.int32()
-        return [read_item() for _ in range(max(count, 0))]
+        return [read_item() for unused in range(max(count, 0))]
 
 
 def encode_metadata_request(correlation_id, client_id, all_topics=True):

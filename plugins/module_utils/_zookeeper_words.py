@@ -1,6 +1,6 @@
 # -*- coding: utf-8 -*-
 # Copyright: kafkaops.cluster developers
-# Apache License 2.0 (see https://www.apache.org/licenses/LICENSE-2.0)
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """ZooKeeper's four-letter words over a plain socket (ruok, srvr, mntr), standard library only."""
 
 from __future__ import absolute_import, division, print_function

@@ -1,7 +1,7 @@
 #!/usr/bin/python
 # -*- coding: utf-8 -*-
 # Copyright: kafkaops.cluster developers
-# Apache License 2.0 (see https://www.apache.org/licenses/LICENSE-2.0)
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 
 from __future__ import absolute_import, division, print_function
 
@@ -20,7 +20,7 @@ description:
     broker hosts where no Kafka client library is installed. Use it on PLAINTEXT listeners;
     M(kafkaops.cluster.kafka_cluster_info) covers TLS and SASL from the controller.
 author:
-  - kafkaops.cluster developers
+  - kafkaops.cluster developers (@kafkaops)
 options:
   host:
     description: Address of the broker listener to ask.
@@ -44,8 +44,10 @@ options:
     default: 120
 attributes:
   check_mode:
+    description: Only reads; runs the same in check mode.
     support: full
   diff_mode:
+    description: Changes nothing, so there is nothing to diff.
     support: none
 """
 

@@ -1,7 +1,7 @@
 #!/usr/bin/python
 # -*- coding: utf-8 -*-
 # Copyright: kafkaops.cluster developers
-# Apache License 2.0 (see https://www.apache.org/licenses/LICENSE-2.0)
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 
 from __future__ import absolute_import, division, print_function
 
@@ -19,7 +19,7 @@ description:
   - Needs only the Python standard library on the host it runs on.
   - The node must allow the words in C(4lw.commands.whitelist).
 author:
-  - kafkaops.cluster developers
+  - kafkaops.cluster developers (@kafkaops)
 options:
   host:
     description: Address of the ZooKeeper node.
@@ -43,8 +43,10 @@ options:
     default: false
 attributes:
   check_mode:
+    description: Only reads; runs the same in check mode.
     support: full
   diff_mode:
+    description: Changes nothing, so there is nothing to diff.
     support: none
 """
 

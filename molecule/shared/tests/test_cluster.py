@@ -36,11 +36,11 @@ def _instances(name):
 
 
 def _bootstrap():
-    return ["%s:%d" % (_address(name), port) for name in BROKER_HOSTS for _, port in _instances(name)]
+    return ["%s:%d" % (_address(name), port) for name in BROKER_HOSTS for unused, port in _instances(name)]
 
 
 def _expected_broker_ids():
-    return sorted(broker_id for name in BROKER_HOSTS for broker_id, _ in _instances(name))
+    return sorted(instance[0] for name in BROKER_HOSTS for instance in _instances(name))
 
 
 def test_zookeeper_runs_and_answers_ruok(host):

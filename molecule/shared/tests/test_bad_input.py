@@ -1,0 +1,63 @@
+"""Bad input fails in preflight with a message naming the variable, and changes nothing.
+
+Runs site.yml against the live scenario with one bad setting at a time, then compares the
+configuration files and service PIDs with what they were before.
+"""
+
+import json
+import os
+import subprocess
+
+import pytest
+import testinfra
+
+SCENARIO = os.environ.get("MOLECULE_SCENARIO_NAME", "")
+INVENTORY = os.environ["MOLECULE_INVENTORY_FILE"]
+PROJECT = os.environ.get("MOLECULE_PROJECT_DIRECTORY", os.getcwd())
+HOST = "kafkaops-default"
+WATCHED_FILES = ["/etc/zookeeper/zoo.cfg", "/var/lib/zookeeper/myid", "/etc/kafka/broker-1/server.properties",
+                 "/etc/systemd/system/kafka-broker-1.service", "/etc/systemd/system/zookeeper.service"]
+WATCHED_UNITS = ["zookeeper", "kafka-broker-1"]
+
+BAD_INPUTS = [
+    ({"kafka_broker_instances": [{"broker_id": 1, "port": 9093}, {"broker_id": 1, "port": 9094}]},
+     "kafka_broker_instances[1].broker_id: 1 is already used by kafka_broker_instances[0]"),
+    ({"kafka_broker_instances": [{"broker_id": 1, "port": 9093}, {"broker_id": 2, "port": 9093}]},
+     "kafka_broker_instances[1].port: port 9093 clashes with kafka_broker_instances[0].port"),
+    ({"kafka_broker_default_replication_factor": 3},
+     "kafka_broker_default_replication_factor (3)"),
+    ({"zookeeper_hosts": [HOST, "another-node"]},
+     "zookeeper_hosts: an ensemble needs an odd number of nodes"),
+    ({"kafka_broker_heap_size": "lots"},
+     "kafka_broker_heap_size ('lots') must be a JVM size"),
+    ({"kafka_distribution_archive_checksum": "sha256:" + "0" * 64},
+     "kafka_distribution_archive_checksum: the archive's sha256 is"),
+    ({"zookeeper_client_port": 2888},
+     "zookeeper_client_port / zookeeper_peer_port / zookeeper_election_port: must be three different ports"),
+]
+
+
+def _snapshot(node):
+    files = {path: node.file(path).sha256sum for path in WATCHED_FILES}
+    pids = {unit: node.run("systemctl show --property=MainPID --value %s" % unit).stdout.strip()
+            for unit in WATCHED_UNITS}
+    return files, pids
+
+
+if SCENARIO == "default":
+
+    @pytest.mark.parametrize("extra_vars, message", BAD_INPUTS, ids=[case[1][:40] for case in BAD_INPUTS])
+    def test_bad_input_is_refused_before_any_change(extra_vars, message):
+        node = testinfra.get_host(HOST, ansible_inventory=INVENTORY, connection="ansible")
+        before = _snapshot(node)
+        assert all(before[1].values()) and "0" not in before[1].values()
+        environment = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(PROJECT, ".cache", "collections"),
+                           ANSIBLE_CONFIG=os.path.join(PROJECT, "ansible.cfg"))
+        run = subprocess.run(
+            ["ansible-playbook", "-i", INVENTORY, "kafkaops.cluster.site", "-e", json.dumps(extra_vars)],
+            capture_output=True, text=True, env=environment, timeout=300, check=False)
+        output = " ".join((run.stdout + run.stderr).split())
+        assert run.returncode != 0
+        assert message in output, output[-3000:]
+        assert "changed=0" in output and "changed=1" not in output
+        assert _snapshot(node) == before
