@@ -4,6 +4,7 @@ Expectations come from the scenario's inventory (which hosts, which broker ids a
 answers come from the running services: systemd, the sockets, ZooKeeper and the brokers.
 """
 
+import itertools
 import json
 import os
 import uuid
@@ -138,3 +139,27 @@ if SCENARIO == "cluster":
             assert all(int(pid) > 0 for pid in pids["before"])
             assert pids["before"] == pids["after"], "%s restarted a service during the scale-out" % name
         assert 4 in _expected_broker_ids()
+
+    def test_config_change_restarted_every_broker_one_at_a_time():
+        ephemeral = os.environ["MOLECULE_EPHEMERAL_DIRECTORY"]
+        rolled = []
+        for name in BROKER_HOSTS:
+            with open(os.path.join(ephemeral, "rolled-%s.json" % name)) as handle:
+                rolled.append(json.load(handle))
+        for record in rolled:
+            if record["after_scale_out"] is not None:
+                assert record["pid"] != record["after_scale_out"], "a broker kept running with the old settings"
+        _assert_one_at_a_time(record["started_monotonic_us"] for record in rolled)
+
+        zookeeper = [record for record in rolled if record["zookeeper_pid"] is not None]
+        assert len(zookeeper) == len(ZOOKEEPER_HOSTS)
+        for record in zookeeper:
+            assert record["zookeeper_pid"] != record["zookeeper_after_scale_out"]
+        _assert_one_at_a_time(record["zookeeper_started_monotonic_us"] for record in zookeeper)
+
+    def _assert_one_at_a_time(start_times_us):
+        """Serial restarts: each node started only after the one before was serving again, which
+        takes seconds; nodes restarted together would start within a second of each other."""
+        starts = sorted(int(start) for start in start_times_us)
+        gaps = [(later - earlier) / 1e6 for earlier, later in itertools.pairwise(starts)]
+        assert min(gaps) >= 2, "restart start times too close together: %s s" % gaps
