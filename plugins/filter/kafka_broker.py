@@ -107,9 +107,9 @@ def _check_host(instances):
 def kafka_broker_restart_order(markers_by_host, controller_id):
     """The brokers to restart, as {"host", "instance"} dicts, the controller last.
 
-    markers_by_host: host -> the results of the role's stat of each instance's restart marker
-    (each with "instance" and "stat"). Restarting the controller last moves the controller role
-    once instead of once per restart.
+    markers_by_host: host -> the role's restart decision per instance (each with "instance" and
+    "stat", whose "exists" says whether the instance needs a restart). Restarting the controller
+    last moves the controller role once instead of once per restart.
     """
     pending = []
     for host in sorted(markers_by_host):

@@ -1,0 +1,338 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: kafkaops.cluster developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+
+DOCUMENTATION = r"""
+---
+module: config_files
+short_description: Write several folders and files with given content in one module run
+version_added: "0.1.0"
+description:
+  - Makes sure each folder in O(directories) exists and each file in O(files) holds exactly the
+    given content, with the given owner, group and mode, and reports which paths changed.
+  - One module run for all of a role's folders and files, instead of one task per file, because on
+    a host reached through a slow connection each module run costs far more than the work it does.
+  - Render the content on the controller, for example with the P(ansible.builtin.template#lookup)
+    lookup.
+  - Files are replaced atomically (written next to the destination, then renamed).
+  - Needs only the Python standard library on the host it runs on.
+author:
+  - kafkaops.cluster developers (@kafkaops)
+options:
+  directories:
+    description:
+      - Folders to create when missing, before any file is written. Missing parent folders are
+        created too, owned by root with mode C(0755).
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      path:
+        description: Absolute path of the folder.
+        type: path
+        required: true
+      owner:
+        description: User that owns the folder (name or number). Unset, the owner is left alone.
+        type: str
+      group:
+        description: Group of the folder (name or number). Unset, the group is left alone.
+        type: str
+      mode:
+        description: Permissions as an octal number, such as C('0750'). Unset, they are left alone.
+        type: raw
+  files:
+    description: Files to write, after the folders.
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      dest:
+        description: Absolute path of the file. Its folder must exist or be listed in O(directories).
+        type: path
+        required: true
+      content:
+        description: The whole content of the file, as text (written as UTF-8).
+        type: str
+        required: true
+      owner:
+        description: User that owns the file (name or number). Unset, root for a new file.
+        type: str
+      group:
+        description: Group of the file (name or number). Unset, root for a new file.
+        type: str
+      mode:
+        description: Permissions as an octal number, such as C('0640'). Unset, C(0644) for a new file.
+        type: raw
+attributes:
+  check_mode:
+    description: Reports what would change and changes nothing.
+    support: full
+  diff_mode:
+    description: Returns the content before and after of each changed file, and the changed owner, group or mode.
+    support: full
+notes:
+  - Symbolic modes (C(u=rw,g=r)) are not supported; give octal numbers.
+"""
+
+EXAMPLES = r"""
+- name: Write the broker's folders and configuration in one go
+  kafkaops.cluster.config_files:
+    directories:
+      - {path: /etc/kafka/broker-1, owner: root, group: kafka, mode: "0755"}
+      - {path: /var/lib/kafka/broker-1, owner: kafka, group: kafka, mode: "0750"}
+    files:
+      - dest: /etc/kafka/broker-1/server.properties
+        content: "{{ lookup('ansible.builtin.template', 'server.properties.j2') }}"
+        owner: root
+        group: kafka
+        mode: "0640"
+      - dest: /etc/systemd/system/kafka-broker-1.service
+        content: "{{ lookup('ansible.builtin.template', 'kafka-broker.service.j2') }}"
+        mode: "0644"
+  register: broker_files
+
+- name: Restart only when a file of the broker changed
+  ansible.builtin.debug:
+    msg: "changed: {{ broker_files.changed_paths }}"
+  when: broker_files.changed
+"""
+
+RETURN = r"""
+changed_paths:
+  description: Folders and files whose content, owner, group or mode changed (or would change in check mode).
+  returned: always
+  type: list
+  elements: str
+  sample: [/etc/kafka/broker-1/server.properties]
+created_paths:
+  description: The subset of RV(changed_paths) that did not exist before.
+  returned: always
+  type: list
+  elements: str
+  sample: [/etc/kafka/broker-1]
+"""
+
+import grp
+import os
+import pwd
+import stat
+import tempfile
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.common.text.converters import to_bytes, to_native, to_text
+
+NEW_FILE_MODE = 0o644
+NEW_PARENT_MODE = 0o755
+
+
+class ConfigFilesError(Exception):
+    """A problem with one entry; the message names the entry's field."""
+
+
+def _user_id(name, field):
+    if name is None:
+        return None
+    if name.isdigit():
+        return int(name)
+    try:
+        return pwd.getpwnam(name).pw_uid
+    except KeyError:
+        raise ConfigFilesError("%s: no user named '%s' on this host" % (field, name)) from None
+
+
+def _group_id(name, field):
+    if name is None:
+        return None
+    if name.isdigit():
+        return int(name)
+    try:
+        return grp.getgrnam(name).gr_gid
+    except KeyError:
+        raise ConfigFilesError("%s: no group named '%s' on this host" % (field, name)) from None
+
+
+def _mode(value, field):
+    if value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool):
+        # An unquoted 0640 in YAML arrives as the int 416 (read as octal): an int is the bits themselves.
+        number = value
+    else:
+        try:
+            number = int(str(value), 8)
+        except ValueError:
+            raise ConfigFilesError("%s: expected an octal mode such as '0640', got %r" % (field, value)) from None
+    if not 0 <= number <= 0o7777:
+        raise ConfigFilesError("%s: expected an octal mode within 0000-7777, got %r" % (field, value))
+    return number
+
+
+def _attributes(entry, field):
+    return (_user_id(entry.get("owner"), field + ".owner"),
+            _group_id(entry.get("group"), field + ".group"),
+            _mode(entry.get("mode"), field + ".mode"))
+
+
+def _attribute_changes(current, wanted):
+    """(name, before, after) for each attribute that differs; current is an os.stat_result."""
+    uid, gid, mode = wanted
+    changes = []
+    if uid is not None and current.st_uid != uid:
+        changes.append(("owner", current.st_uid, uid))
+    if gid is not None and current.st_gid != gid:
+        changes.append(("group", current.st_gid, gid))
+    if mode is not None and stat.S_IMODE(current.st_mode) != mode:
+        changes.append(("mode", "%04o" % stat.S_IMODE(current.st_mode), "%04o" % mode))
+    return changes
+
+
+def _apply_attributes(path, wanted):
+    uid, gid, mode = wanted
+    if uid is not None or gid is not None:
+        os.chown(path, -1 if uid is None else uid, -1 if gid is None else gid)
+    if mode is not None:
+        os.chmod(path, mode)
+
+
+def _attribute_text(changes, which):
+    return "".join("%s: %s\n" % (name, before if which == 0 else after) for name, before, after in changes)
+
+
+def ensure_directory(path, wanted, check_mode):
+    """Return (created, attribute changes)."""
+    if os.path.isdir(path):
+        changes = _attribute_changes(os.stat(path), wanted)
+        if changes and not check_mode:
+            _apply_attributes(path, wanted)
+        return False, changes
+    if os.path.lexists(path):
+        raise ConfigFilesError("exists and is not a folder")
+    if not check_mode:
+        parent = os.path.dirname(path)
+        if parent and not os.path.isdir(parent):
+            os.makedirs(parent, NEW_PARENT_MODE)
+        os.mkdir(path, NEW_PARENT_MODE)
+        _apply_attributes(path, wanted)
+    return True, []
+
+
+def ensure_file(dest, content, wanted, check_mode):
+    """Return (created, the content before or None, attribute changes)."""
+    if os.path.lexists(dest) and not os.path.isfile(dest):
+        raise ConfigFilesError("exists and is not a regular file")
+    existing = None
+    if os.path.isfile(dest):
+        with open(dest, "rb") as handle:
+            existing = handle.read()
+        if existing == content:
+            changes = _attribute_changes(os.stat(dest), wanted)
+            if changes and not check_mode:
+                _apply_attributes(dest, wanted)
+            return False, existing, changes
+        changes = _attribute_changes(os.stat(dest), wanted)
+    else:
+        changes = []
+    if check_mode:
+        return existing is None, existing, changes
+    folder = os.path.dirname(dest)
+    if not os.path.isdir(folder):
+        raise ConfigFilesError("folder %s does not exist (list it under directories)" % folder)
+    uid, gid, mode = wanted
+    if existing is not None:
+        current = os.stat(dest)
+        uid = current.st_uid if uid is None else uid
+        gid = current.st_gid if gid is None else gid
+        mode = stat.S_IMODE(current.st_mode) if mode is None else mode
+    descriptor, temporary = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(dest) + ".")
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(content)
+            handle.flush()
+            os.fsync(handle.fileno())
+        _apply_attributes(temporary, (0 if uid is None else uid, 0 if gid is None else gid,
+                                      NEW_FILE_MODE if mode is None else mode))
+        os.rename(temporary, dest)
+    except BaseException:
+        if os.path.lexists(temporary):
+            os.unlink(temporary)
+        raise
+    return existing is None, existing, changes
+
+
+def run(module):
+    check_mode = module.check_mode
+    changed_paths = []
+    created_paths = []
+    diffs = []
+    for index, entry in enumerate(module.params["directories"]):
+        field = "directories[%d]" % index
+        path = entry["path"]
+        wanted = _attributes(entry, field)
+        try:
+            created, changes = ensure_directory(path, wanted, check_mode)
+        except ConfigFilesError as error:
+            raise ConfigFilesError("%s.path: %s %s" % (field, path, error)) from None
+        except OSError as error:
+            raise ConfigFilesError("%s.path: cannot set up %s: %s" % (field, path, to_native(error))) from None
+        if created or changes:
+            changed_paths.append(path)
+            if created:
+                created_paths.append(path)
+            diffs.append({"before_header": path, "after_header": path,
+                          "before": "state: absent\n" if created else _attribute_text(changes, 0),
+                          "after": "state: directory\n" if created else _attribute_text(changes, 1)})
+    for index, entry in enumerate(module.params["files"]):
+        field = "files[%d]" % index
+        dest = entry["dest"]
+        content = to_bytes(entry["content"], errors="surrogate_or_strict")
+        wanted = _attributes(entry, field)
+        try:
+            created, existing, changes = ensure_file(dest, content, wanted, check_mode)
+        except ConfigFilesError as error:
+            raise ConfigFilesError("%s.dest: %s %s" % (field, dest, error)) from None
+        except OSError as error:
+            raise ConfigFilesError("%s.dest: cannot write %s: %s" % (field, dest, to_native(error))) from None
+        if created or existing != content or changes:
+            changed_paths.append(dest)
+            if created:
+                created_paths.append(dest)
+            before = "" if existing is None else to_text(existing, errors="surrogate_or_replace")
+            after = to_text(content, errors="surrogate_or_replace")
+            diffs.append({"before_header": dest, "after_header": dest,
+                          "before": _attribute_text(changes, 0) + before,
+                          "after": _attribute_text(changes, 1) + after})
+    result = {"changed": bool(changed_paths), "changed_paths": changed_paths, "created_paths": created_paths}
+    if module._diff:
+        result["diff"] = diffs
+    return result
+
+
+def main():
+    attributes = dict(owner=dict(type="str"), group=dict(type="str"), mode=dict(type="raw"))
+    module = AnsibleModule(
+        argument_spec=dict(
+            directories=dict(type="list", elements="dict", default=[],
+                             options=dict(path=dict(type="path", required=True), **attributes)),
+            files=dict(type="list", elements="dict", default=[],
+                       options=dict(dest=dict(type="path", required=True), content=dict(type="str", required=True),
+                                    **attributes)),
+        ),
+        supports_check_mode=True,
+    )
+    for field, entries, key in (("directories", module.params["directories"], "path"),
+                                ("files", module.params["files"], "dest")):
+        for index, entry in enumerate(entries):
+            if not os.path.isabs(entry[key]):
+                module.fail_json(msg="%s[%d].%s: expected an absolute path, got '%s'" % (field, index, key, entry[key]))
+    try:
+        module.exit_json(**run(module))
+    except ConfigFilesError as error:
+        module.fail_json(msg=str(error))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,256 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: kafkaops.cluster developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+
+DOCUMENTATION = r"""
+---
+module: host_state_info
+short_description: Read small files, accounts and systemd units of a host in one module run
+version_added: "0.1.0"
+description:
+  - Returns, in one module run, whether each of O(files) exists and its content, whether each of
+    O(users) and O(groups) exists and how, and the state of each of O(units).
+  - Lets a role decide up front which of its steps a host still needs (an account to create, a
+    unit to start, a restart left pending), so that a run with nothing to do skips them instead of
+    running one module per step.
+  - Needs only the Python standard library on the host it runs on (and C(systemctl) for O(units)).
+author:
+  - kafkaops.cluster developers (@kafkaops)
+options:
+  files:
+    description:
+      - Paths to look at. The content of a regular file is returned when it is at most
+        O(max_size) bytes.
+    type: list
+    elements: path
+    default: []
+  max_size:
+    description: Largest file, in bytes, whose content is returned.
+    type: int
+    default: 65536
+  users:
+    description: Names of users to look up.
+    type: list
+    elements: str
+    default: []
+  groups:
+    description: Names of groups to look up.
+    type: list
+    elements: str
+    default: []
+  units:
+    description: Names of systemd units (C(.service) is implied when no suffix is given).
+    type: list
+    elements: str
+    default: []
+attributes:
+  check_mode:
+    description: Only reads; runs the same in check mode.
+    support: full
+  diff_mode:
+    description: Changes nothing, so there is nothing to diff.
+    support: none
+"""
+
+EXAMPLES = r"""
+- name: Read the node's id, its account and its unit in one go
+  kafkaops.cluster.host_state_info:
+    files: [/var/lib/zookeeper/myid, /etc/systemd/system/zookeeper.service]
+    users: [zookeeper]
+    groups: [zookeeper]
+    units: [zookeeper]
+  register: node_state
+
+- name: Start ZooKeeper only when it is not running and enabled already
+  ansible.builtin.systemd_service:
+    name: zookeeper
+    state: started
+    enabled: true
+  when: not (node_state.units.zookeeper.active and node_state.units.zookeeper.enabled)
+"""
+
+RETURN = r"""
+files:
+  description: One entry per path of O(files).
+  returned: always
+  type: dict
+  sample:
+    /var/lib/zookeeper/myid: {exists: true, type: file, size: 2, content: "1\n"}
+    /etc/zookeeper/.restart-pending: {exists: false, type: null, size: null, content: null}
+  contains:
+    exists:
+      description: Whether the path exists.
+      type: bool
+    type:
+      description: C(file), C(directory), C(link) or C(other); null when missing.
+      type: str
+    size:
+      description: Size in bytes; null when missing.
+      type: int
+    content:
+      description: Text of a regular file of at most O(max_size) bytes (undecodable bytes replaced); else null.
+      type: str
+users:
+  description: One entry per name of O(users).
+  returned: always
+  type: dict
+  sample:
+    zookeeper: {exists: true, uid: 999, gid: 999, group: zookeeper, home: /var/lib/zookeeper, shell: /usr/sbin/nologin}
+  contains:
+    exists:
+      description: Whether the user exists.
+      type: bool
+    uid:
+      description: User id.
+      type: int
+    gid:
+      description: Primary group id.
+      type: int
+    group:
+      description: Name of the primary group (null when the group id has no name).
+      type: str
+    home:
+      description: Home folder.
+      type: str
+    shell:
+      description: Login shell.
+      type: str
+groups:
+  description: One entry per name of O(groups).
+  returned: always
+  type: dict
+  sample:
+    zookeeper: {exists: true, gid: 999}
+  contains:
+    exists:
+      description: Whether the group exists.
+      type: bool
+    gid:
+      description: Group id.
+      type: int
+units:
+  description: One entry per name of O(units), as given.
+  returned: always
+  type: dict
+  sample:
+    zookeeper: {loaded: true, active: true, enabled: true, active_state: active, unit_file_state: enabled}
+  contains:
+    loaded:
+      description: Whether systemd knows the unit (its file exists and was loaded).
+      type: bool
+    active:
+      description: Whether the unit is active (running).
+      type: bool
+    enabled:
+      description: Whether the unit starts at boot.
+      type: bool
+    active_state:
+      description: systemd's ActiveState, such as C(active), C(inactive), C(failed), C(activating).
+      type: str
+    unit_file_state:
+      description: systemd's UnitFileState, such as C(enabled), C(disabled); empty when unknown.
+      type: str
+"""
+
+import grp
+import os
+import pwd
+import stat
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.common.text.converters import to_text
+
+UNIT_PROPERTIES = ("LoadState", "ActiveState", "UnitFileState")
+
+
+def read_path(path, max_size):
+    try:
+        status = os.lstat(path)
+    except FileNotFoundError:
+        return {"exists": False, "type": None, "size": None, "content": None}
+    if stat.S_ISREG(status.st_mode):
+        kind = "file"
+    elif stat.S_ISDIR(status.st_mode):
+        kind = "directory"
+    elif stat.S_ISLNK(status.st_mode):
+        kind = "link"
+    else:
+        kind = "other"
+    content = None
+    if kind == "file" and status.st_size <= max_size:
+        with open(path, "rb") as handle:
+            content = to_text(handle.read(max_size + 1), errors="surrogate_then_replace")
+    return {"exists": True, "type": kind, "size": status.st_size, "content": content}
+
+
+def read_user(name):
+    try:
+        entry = pwd.getpwnam(name)
+    except KeyError:
+        return {"exists": False, "uid": None, "gid": None, "group": None, "home": None, "shell": None}
+    try:
+        group = grp.getgrgid(entry.pw_gid).gr_name
+    except KeyError:
+        group = None
+    return {"exists": True, "uid": entry.pw_uid, "gid": entry.pw_gid, "group": group,
+            "home": entry.pw_dir, "shell": entry.pw_shell}
+
+
+def read_group(name):
+    try:
+        return {"exists": True, "gid": grp.getgrnam(name).gr_gid}
+    except KeyError:
+        return {"exists": False, "gid": None}
+
+
+def parse_unit(output):
+    """systemctl show's KEY=value lines as a unit state dict."""
+    values = dict(line.split("=", 1) for line in output.splitlines() if "=" in line)
+    active_state = values.get("ActiveState", "")
+    unit_file_state = values.get("UnitFileState", "")
+    return {"loaded": values.get("LoadState") == "loaded", "active": active_state == "active",
+            "enabled": unit_file_state == "enabled", "active_state": active_state,
+            "unit_file_state": unit_file_state}
+
+
+def read_unit(module, systemctl, name):
+    command = [systemctl, "show", "--property=" + ",".join(UNIT_PROPERTIES), "--", name]
+    code, output, error = module.run_command(command)
+    if code != 0:
+        module.fail_json(msg="units: '%s' failed (%d): %s" % (" ".join(command), code, error.strip()))
+    return parse_unit(output)
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            files=dict(type="list", elements="path", default=[]),
+            max_size=dict(type="int", default=65536),
+            users=dict(type="list", elements="str", default=[]),
+            groups=dict(type="list", elements="str", default=[]),
+            units=dict(type="list", elements="str", default=[]),
+        ),
+        supports_check_mode=True,
+    )
+    params = module.params
+    if params["max_size"] < 0:
+        module.fail_json(msg="max_size: must be 0 or more, got %d" % params["max_size"])
+    result = {"changed": False, "units": {}}
+    try:
+        result["files"] = {path: read_path(path, params["max_size"]) for path in params["files"]}
+    except OSError as error:
+        module.fail_json(msg="files: cannot read %s: %s" % (error.filename, error.strerror))
+    result["users"] = {name: read_user(name) for name in params["users"]}
+    result["groups"] = {name: read_group(name) for name in params["groups"]}
+    if params["units"]:
+        systemctl = module.get_bin_path("systemctl", required=True)
+        result["units"] = {name: read_unit(module, systemctl, name) for name in params["units"]}
+    module.exit_json(**result)
+
+
+if __name__ == "__main__":
+    main()
