@@ -11,7 +11,7 @@ import uuid
 
 import testinfra.utils.ansible_runner
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
-from kafka.admin import KafkaAdminClient, NewTopic
+from kafka.admin import ConfigResource, ConfigResourceType, KafkaAdminClient, NewTopic
 from kazoo.client import KazooClient
 
 RUNNER = testinfra.utils.ansible_runner.AnsibleRunner(os.environ["MOLECULE_INVENTORY_FILE"])
@@ -130,6 +130,23 @@ def test_topic_on_every_broker_takes_acks_all_records_and_returns_them():
 
 
 if SCENARIO == "cluster":
+
+    def test_declared_topics_exist_as_declared():
+        declared = RUNNER.get_variables(BROKER_HOSTS[0]).get("kafka_topics_list") or []
+        assert declared, "the cluster scenario declares topics in kafka_topics_list"
+        admin = KafkaAdminClient(bootstrap_servers=_bootstrap(), request_timeout_ms=30000)
+        try:
+            names = [item["name"] for item in declared]
+            described = {topic["name"]: topic for topic in admin.describe_topics(names)}
+            configs = admin.describe_configs([ConfigResource(ConfigResourceType.TOPIC, name) for name in names])
+        finally:
+            admin.close()
+        for item in declared:
+            partitions = described[item["name"]]["partitions"]
+            assert len(partitions) == item["partitions"]
+            assert all(len(partition["replica_nodes"]) == item["replication_factor"] for partition in partitions)
+            for key, value in item.get("config", {}).items():
+                assert configs["topic"][item["name"]][key]["value"] == str(value)
 
     def test_scale_out_joined_without_restarting_the_others():
         ephemeral = os.environ["MOLECULE_EPHEMERAL_DIRECTORY"]

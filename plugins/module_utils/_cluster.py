@@ -1,0 +1,116 @@
+# -*- coding: utf-8 -*-
+# Copyright: kafkaops.cluster developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Reading a cluster's state in a few batched requests: brokers, topics, replicas, reassignments, sizes.
+
+kafka_cluster_info returns it; the reassignment modules plan and check against it.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+
+try:
+    from kafka.admin import ConfigResource, ConfigResourceType
+except ImportError:
+    ConfigResource = ConfigResourceType = None
+
+from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin import KafkaAdminError, error_name
+
+# Where a topic config value comes from when it was set on the topic itself.
+TOPIC_OVERRIDE_SOURCE = "DYNAMIC_TOPIC_CONFIG"
+
+
+def read_brokers(client):
+    """{cluster_id, controller_id, brokers: [{id, host, port, rack}]} sorted by id."""
+    described = client.describe_cluster()
+    brokers = sorted((dict(id=broker["broker_id"], host=broker["host"], port=broker["port"], rack=broker.get("rack"))
+                      for broker in described["brokers"]), key=lambda broker: broker["id"])
+    return dict(cluster_id=described.get("cluster_id"), controller_id=described.get("controller_id"), brokers=brokers)
+
+
+def read_topics(client, topics=None, include_internal=False, missing_ok=False):
+    """{topic: [{partition, leader, replicas, isr, offline_replicas}]} for the named topics (all when None).
+
+    A named topic that does not exist raises KafkaAdminError naming it, or is left out with missing_ok.
+    """
+    described = client.describe_topics(list(topics) if topics else None)
+    result = {}
+    for topic in described:
+        name = topic["name"]
+        if topic.get("error_code"):
+            if error_name(topic["error_code"]) == "UnknownTopicOrPartitionError":
+                continue
+            raise KafkaAdminError("reading topic %r failed: %s" % (name, error_name(topic["error_code"])), "topics")
+        if topic.get("is_internal") and not include_internal and not topics:
+            continue
+        result[name] = sorted((dict(partition=partition["partition_index"], leader=partition["leader_id"],
+                                    replicas=list(partition["replica_nodes"]), isr=list(partition["isr_nodes"]),
+                                    offline_replicas=list(partition.get("offline_replicas") or []))
+                               for partition in topic["partitions"]), key=lambda item: item["partition"])
+    missing = sorted(set(topics or []) - set(result))
+    if missing and not missing_ok:
+        raise KafkaAdminError("topic(s) do not exist: %s" % ", ".join(missing), "topics")
+    return result
+
+
+def read_reassignments(client, topics=None):
+    """Ongoing reassignments: [{topic, partition, replicas, adding_replicas, removing_replicas}]."""
+    ongoing = client.list_partition_reassignments()
+    items = []
+    for topic_partition, state in ongoing.items():
+        if topics and topic_partition.topic not in topics:
+            continue
+        items.append(dict(topic=topic_partition.topic, partition=topic_partition.partition,
+                          replicas=list(state.get("replicas") or []),
+                          adding_replicas=list(state.get("adding_replicas") or []),
+                          removing_replicas=list(state.get("removing_replicas") or [])))
+    return sorted(items, key=lambda item: (item["topic"], item["partition"]))
+
+
+def read_topic_configs(client, topics):
+    """{topic: {"configs": every effective value, "overrides": the values set on the topic itself}}."""
+    if not topics:
+        return {}
+    described = client.describe_configs([ConfigResource(ConfigResourceType.TOPIC, name) for name in topics],
+                                        config_filter="all")
+    configs = {}
+    for name, entries in described.get("topic", {}).items():
+        configs[name] = dict(
+            configs=dict((key, entry["value"]) for key, entry in entries.items()),
+            overrides=dict((key, entry["value"]) for key, entry in entries.items()
+                           if entry.get("config_source") == TOPIC_OVERRIDE_SOURCE))
+    return configs
+
+
+def read_partition_sizes(client, topics):
+    """{topic: {partition: {broker_id: bytes}}} from DescribeLogDirs on every broker."""
+    sizes = {}
+    for broker in client.describe_log_dirs(list(topics) if topics else None):
+        for log_dir in broker.get("log_dirs", []):
+            for topic in log_dir.get("topics", []):
+                per_partition = sizes.setdefault(topic["name"], {})
+                for partition in topic.get("partitions", []):
+                    if partition.get("is_future_key"):
+                        continue
+                    per_partition.setdefault(partition["partition_index"], {})[broker["broker"]] = \
+                        partition["partition_size"]
+    return sizes
+
+
+def summarize_topics(topics):
+    """Under-replicated and offline partitions of {topic: partitions}, as 'topic-partition' strings."""
+    under_replicated, offline = [], []
+    for name, partitions in sorted(topics.items()):
+        for partition in partitions:
+            label = "%s-%d" % (name, partition["partition"])
+            if partition["leader"] < 0:
+                offline.append(label)
+            if len(partition["isr"]) < len(partition["replicas"]):
+                under_replicated.append(label)
+    return under_replicated, offline
+
+
+def current_assignment(topics):
+    """{topic: {partition: [replicas]}} from read_topics() output."""
+    return dict((name, dict((item["partition"], list(item["replicas"])) for item in partitions))
+                for name, partitions in topics.items())

@@ -1,0 +1,149 @@
+# -*- coding: utf-8 -*-
+# Copyright: kafkaops.cluster developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Connecting to a Kafka cluster with kafka-python's admin client, shared by every admin module.
+
+One function gives the connection options (documented once in the doc fragment
+kafkaops.cluster.kafka_connection), one builds a client from them. Failures come back as
+KafkaAdminError with a message that names the servers tried, so a module can say what went wrong.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+
+import os
+import traceback
+
+try:
+    from kafka.admin import KafkaAdminClient
+    from kafka import errors as kafka_errors
+    HAS_KAFKA = True
+    KAFKA_IMPORT_ERROR = None
+except ImportError:
+    KafkaAdminClient = None
+    kafka_errors = None
+    HAS_KAFKA = False
+    KAFKA_IMPORT_ERROR = traceback.format_exc()
+
+SECURITY_PROTOCOLS = ["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"]
+SASL_MECHANISMS = ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"]
+
+
+class KafkaAdminError(Exception):
+    """A request to the cluster failed; the message says which and why."""
+
+    def __init__(self, message, field=None):
+        super(KafkaAdminError, self).__init__(message)
+        self.field = field
+
+
+def connection_argument_spec():
+    """A fresh argument spec of the connection options, to be merged into a module's own."""
+    return dict(
+        bootstrap_servers=dict(type="list", elements="str", required=True),
+        security_protocol=dict(type="str", default="PLAINTEXT", choices=SECURITY_PROTOCOLS),
+        sasl_mechanism=dict(type="str", default="PLAIN", choices=SASL_MECHANISMS),
+        sasl_username=dict(type="str"),
+        sasl_password=dict(type="str", no_log=True),
+        ssl_cafile=dict(type="path"),
+        ssl_certfile=dict(type="path"),
+        ssl_keyfile=dict(type="path"),
+        ssl_password=dict(type="str", no_log=True),
+        ssl_check_hostname=dict(type="bool", default=True),
+        request_timeout=dict(type="int", default=30),
+    )
+
+
+def bootstrap_list(params):
+    """The bootstrap servers as a flat list: items may themselves be comma-separated."""
+    servers = []
+    for item in params["bootstrap_servers"]:
+        servers.extend(part.strip() for part in str(item).split(",") if part.strip())
+    return servers
+
+
+def check_connection_params(params):
+    """Raise KafkaAdminError (naming the option) for connection settings that cannot work."""
+    servers = bootstrap_list(params)
+    if not servers:
+        raise KafkaAdminError("bootstrap_servers: give at least one host:port", "bootstrap_servers")
+    for server in servers:
+        host, sep, port = server.rpartition(":")
+        if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise KafkaAdminError("bootstrap_servers: %r is not host:port" % server, "bootstrap_servers")
+    if params["request_timeout"] < 1:
+        raise KafkaAdminError("request_timeout: must be at least 1 second", "request_timeout")
+    protocol = params["security_protocol"]
+    if protocol.startswith("SASL_") and not (params.get("sasl_username") and params.get("sasl_password")):
+        raise KafkaAdminError("sasl_username and sasl_password are required with security_protocol %s" % protocol,
+                              "sasl_username")
+    for option in ("ssl_cafile", "ssl_certfile", "ssl_keyfile"):
+        path = params.get(option)
+        if path and not os.path.isfile(path):
+            raise KafkaAdminError("%s: no such file on the controller: %s" % (option, path), option)
+    if bool(params.get("ssl_certfile")) != bool(params.get("ssl_keyfile")):
+        raise KafkaAdminError("ssl_certfile and ssl_keyfile go together (client certificate and its key)",
+                              "ssl_certfile")
+    return servers
+
+
+def client_settings(params):
+    """kafka-python settings for the connection options (secrets included: never log the result)."""
+    servers = check_connection_params(params)
+    timeout_ms = params["request_timeout"] * 1000
+    settings = dict(
+        bootstrap_servers=servers,
+        client_id="kafkaops.cluster",
+        request_timeout_ms=timeout_ms,
+        # Without this the client retries an unreachable cluster for 30 s whatever the timeout.
+        bootstrap_timeout_ms=timeout_ms,
+        security_protocol=params["security_protocol"],
+    )
+    if params["security_protocol"].startswith("SASL_"):
+        settings.update(sasl_mechanism=params["sasl_mechanism"],
+                        sasl_plain_username=params["sasl_username"],
+                        sasl_plain_password=params["sasl_password"])
+    if params["security_protocol"] in ("SSL", "SASL_SSL"):
+        settings.update(ssl_cafile=params.get("ssl_cafile"), ssl_certfile=params.get("ssl_certfile"),
+                        ssl_keyfile=params.get("ssl_keyfile"), ssl_password=params.get("ssl_password"),
+                        ssl_check_hostname=params["ssl_check_hostname"])
+    return settings
+
+
+def admin_client(params):
+    """A connected KafkaAdminClient, or KafkaAdminError naming the servers tried."""
+    settings = client_settings(params)
+    try:
+        return KafkaAdminClient(**settings)
+    except Exception as error:  # pylint: disable=broad-except
+        raise KafkaAdminError("could not connect to any of %s within %d s (%s): %s" % (
+            ", ".join(settings["bootstrap_servers"]), params["request_timeout"],
+            params["security_protocol"], describe_error(error)), "bootstrap_servers") from None
+
+
+def describe_error(error):
+    """A one-line description of a kafka-python error, without the class path noise."""
+    text = str(error) or error.__class__.__name__
+    if kafka_errors is not None and isinstance(error, kafka_errors.KafkaError):
+        name = error.__class__.__name__
+        if not text.startswith(name):
+            text = "%s: %s" % (name, text)
+    return text
+
+
+def error_name(error_code):
+    """The Kafka error name for a protocol error code (0 gives None)."""
+    if not error_code:
+        return None
+    if kafka_errors is None:
+        return "error %d" % error_code
+    return kafka_errors.for_code(error_code).__name__
+
+
+def close_quietly(client):
+    if client is None:
+        return
+    try:
+        client.close()
+    except Exception:  # pylint: disable=broad-except
+        pass

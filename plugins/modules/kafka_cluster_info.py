@@ -1,0 +1,190 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: kafkaops.cluster developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+
+DOCUMENTATION = r"""
+---
+module: kafka_cluster_info
+short_description: Read a Kafka cluster's brokers, topics, replicas, reassignments and sizes
+version_added: "0.1.0"
+description:
+  - Returns the cluster id, the controller and the live brokers (id, host, port, rack); per topic the
+    partitions with leader, replicas and in-sync replicas; the under-replicated and offline partitions;
+    and the reassignments in progress.
+  - Optionally the configs set on each topic and the size of every partition replica on disk
+    (DescribeLogDirs).
+  - Speaks the Kafka protocol through kafka-python's admin client, in a few batched requests.
+  - Only reads, so it never reports a change and runs the same in check mode.
+author:
+  - kafkaops.cluster developers (@kafkaops)
+extends_documentation_fragment:
+  - kafkaops.cluster.kafka_connection
+options:
+  topics:
+    description:
+      - Topics to describe. Empty means every topic (internal ones only with O(include_internal)).
+      - A named topic that does not exist is an error.
+    type: list
+    elements: str
+    default: []
+  include_internal:
+    description: With no O(topics), also describe internal topics such as C(__consumer_offsets).
+    type: bool
+    default: false
+  include_configs:
+    description: Also return, per topic, the configs set on the topic itself (C(config)).
+    type: bool
+    default: false
+  include_sizes:
+    description: Also return, per partition, the bytes each replica holds on its broker (C(sizes)).
+    type: bool
+    default: false
+attributes:
+  check_mode:
+    description: Only reads; runs the same in check mode.
+    support: full
+  diff_mode:
+    description: Changes nothing, so there is nothing to diff.
+    support: none
+seealso:
+  - module: kafkaops.cluster.kafka_topic
+"""
+
+EXAMPLES = r"""
+- name: Read the cluster
+  kafkaops.cluster.kafka_cluster_info:
+    bootstrap_servers: [kafka1:9092]
+  register: cluster
+
+- name: Stop if any partition is under-replicated
+  ansible.builtin.assert:
+    that: cluster.under_replicated_partitions | length == 0
+    fail_msg: "under-replicated: {{ cluster.under_replicated_partitions | join(', ') }}"
+
+- name: Sizes of two topics' partitions and their topic-level configs
+  kafkaops.cluster.kafka_cluster_info:
+    bootstrap_servers: [kafka1:9092]
+    topics: [orders, payments]
+    include_sizes: true
+    include_configs: true
+"""
+
+RETURN = r"""
+cluster_id:
+  description: The cluster's id.
+  returned: always
+  type: str
+  sample: g0rjzhLITpCuyBKXIGf2BA
+controller_id:
+  description: Id of the controller broker.
+  returned: always
+  type: int
+  sample: 2
+brokers:
+  description: Live brokers, sorted by id.
+  returned: always
+  type: list
+  elements: dict
+  sample: [{id: 1, host: kafka1, port: 9092, rack: rack-a}]
+topics:
+  description:
+    - Per topic name, C(partition_count), C(replication_factor) and C(partitions), a list of
+      C(partition), C(leader) (-1 when offline), C(replicas), C(isr) and C(offline_replicas).
+    - With O(include_configs), C(config) holds the configs set on the topic.
+    - With O(include_sizes), each partition has C(sizes), bytes per broker id, and the topic C(size_bytes),
+      the sum over its replicas.
+  returned: always
+  type: dict
+  sample: {myTopic: {partition_count: 1, replication_factor: 3,
+           partitions: [{partition: 0, leader: 1, replicas: [1, 2, 3], isr: [1, 2, 3], offline_replicas: []}]}}
+under_replicated_partitions:
+  description: Partitions (C(topic-partition)) with fewer in-sync replicas than replicas.
+  returned: always
+  type: list
+  elements: str
+offline_partitions:
+  description: Partitions (C(topic-partition)) without a leader.
+  returned: always
+  type: list
+  elements: str
+reassignments:
+  description:
+    - Reassignments in progress, each with C(topic), C(partition), C(replicas), C(adding_replicas)
+      and C(removing_replicas).
+  returned: always
+  type: list
+  elements: dict
+"""
+
+from ansible.module_utils.basic import AnsibleModule, missing_required_lib
+
+from ansible_collections.kafkaops.cluster.plugins.module_utils._cluster import (
+    read_brokers,
+    read_partition_sizes,
+    read_reassignments,
+    read_topic_configs,
+    read_topics,
+    summarize_topics,
+)
+from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin import (
+    HAS_KAFKA,
+    KAFKA_IMPORT_ERROR,
+    KafkaAdminError,
+    admin_client,
+    close_quietly,
+    connection_argument_spec,
+    describe_error,
+)
+
+
+def main():
+    argument_spec = connection_argument_spec()
+    argument_spec.update(
+        topics=dict(type="list", elements="str", default=[]),
+        include_internal=dict(type="bool", default=False),
+        include_configs=dict(type="bool", default=False),
+        include_sizes=dict(type="bool", default=False),
+    )
+    module = AnsibleModule(argument_spec=argument_spec, supports_check_mode=True)
+    if not HAS_KAFKA:
+        module.fail_json(msg=missing_required_lib("kafka-python"), exception=KAFKA_IMPORT_ERROR)
+
+    params = module.params
+    client = None
+    try:
+        client = admin_client(params)
+        result = read_brokers(client)
+        partitions_by_topic = read_topics(client, params["topics"], params["include_internal"])
+        under_replicated, offline = summarize_topics(partitions_by_topic)
+        topics = {}
+        for name, partitions in partitions_by_topic.items():
+            topics[name] = dict(partition_count=len(partitions),
+                                replication_factor=max([len(item["replicas"]) for item in partitions] or [0]),
+                                partitions=partitions)
+        if params["include_configs"]:
+            for name, configs in read_topic_configs(client, sorted(topics)).items():
+                if name in topics:
+                    topics[name]["config"] = configs["overrides"]
+        if params["include_sizes"]:
+            sizes = read_partition_sizes(client, sorted(topics))
+            for name, topic in topics.items():
+                for partition in topic["partitions"]:
+                    partition["sizes"] = sizes.get(name, {}).get(partition["partition"], {})
+                topic["size_bytes"] = sum(sum(partition["sizes"].values()) for partition in topic["partitions"])
+        result.update(topics=topics, under_replicated_partitions=under_replicated, offline_partitions=offline,
+                      reassignments=read_reassignments(client, params["topics"]))
+    except KafkaAdminError as error:
+        module.fail_json(msg=str(error))
+    except Exception as error:  # pylint: disable=broad-except
+        module.fail_json(msg="Kafka request failed: %s" % describe_error(error))
+    finally:
+        close_quietly(client)
+    module.exit_json(changed=False, **result)
+
+
+if __name__ == "__main__":
+    main()
