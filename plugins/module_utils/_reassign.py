@@ -1,0 +1,352 @@
+# -*- coding: utf-8 -*-
+# Copyright: kafkaops.cluster developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Carrying out a reassignment plan: validate, throttle, submit in batches, wait, clean up, elect leaders.
+
+The pure half checks a plan (Kafka's JSON format) against the cluster's state and cuts the pending
+partitions into batches. The other half talks to the cluster. Throttles are recorded before they
+are set and restored in a finally block, so a failure or timeout never leaves them behind.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+
+import time
+
+try:
+    from kafka import TopicPartition
+    from kafka.admin import ConfigResource, ConfigResourceType
+except ImportError:
+    TopicPartition = ConfigResource = ConfigResourceType = None
+
+from ansible_collections.kafkaops.cluster.plugins.module_utils._cluster import (
+    read_brokers,
+    read_reassignments,
+    read_topics,
+)
+from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin import KafkaAdminError, describe_error
+
+BROKER_RATE_KEYS = ("leader.replication.throttled.rate", "follower.replication.throttled.rate")
+LEADER_LIST_KEY = "leader.replication.throttled.replicas"
+FOLLOWER_LIST_KEY = "follower.replication.throttled.replicas"
+
+
+class PlanInputError(Exception):
+    """The plan cannot be carried out; field names the entry, such as plan.partitions[4].replicas."""
+
+    def __init__(self, field, message):
+        super(PlanInputError, self).__init__("%s: %s" % (field, message))
+        self.field = field
+
+
+def parse_plan(plan, field="plan"):
+    """Check the shape of a plan in Kafka's format; return [(topic, partition, replicas)] in plan order."""
+    if not isinstance(plan, dict):
+        raise PlanInputError(field, "must be a mapping like {\"version\": 1, \"partitions\": [...]}")
+    if plan.get("version", 1) != 1:
+        raise PlanInputError(field + ".version", "only version 1 is known, not %r" % (plan.get("version"),))
+    entries = plan.get("partitions")
+    if not isinstance(entries, list):
+        raise PlanInputError(field + ".partitions", "must be a list")
+    parsed, seen = [], {}
+    for index, entry in enumerate(entries):
+        where = "%s.partitions[%d]" % (field, index)
+        if not isinstance(entry, dict):
+            raise PlanInputError(where, "must be a mapping with topic, partition and replicas")
+        topic, partition, replicas = entry.get("topic"), entry.get("partition"), entry.get("replicas")
+        if not isinstance(topic, str) or not topic:
+            raise PlanInputError(where + ".topic", "a topic name is required")
+        if isinstance(partition, bool) or not isinstance(partition, int) or partition < 0:
+            raise PlanInputError(where + ".partition", "must be a partition number (0 or more), not %r" % (partition,))
+        if not isinstance(replicas, list) or not replicas:
+            raise PlanInputError(where + ".replicas", "must be a non-empty list of broker ids")
+        for broker in replicas:
+            if isinstance(broker, bool) or not isinstance(broker, int):
+                raise PlanInputError(where + ".replicas", "broker ids are whole numbers, not %r" % (broker,))
+        duplicates = sorted(set(broker for broker in replicas if replicas.count(broker) > 1))
+        if duplicates:
+            raise PlanInputError(where + ".replicas", "broker %s listed twice for %s-%d"
+                                 % (", ".join(map(str, duplicates)), topic, partition))
+        if (topic, partition) in seen:
+            raise PlanInputError(where, "%s-%d is already in the plan at partitions[%d]"
+                                 % (topic, partition, seen[(topic, partition)]))
+        seen[(topic, partition)] = index
+        parsed.append((topic, partition, list(replicas)))
+    return parsed
+
+
+def check_against_cluster(parsed, topics, live_brokers, ongoing, field="plan"):
+    """Validate a parsed plan against the cluster; return the entries whose replicas must change.
+
+    topics: {topic: {partition: [replicas]}}; live_brokers: ids; ongoing: {(topic, partition): target}.
+    Raises PlanInputError naming the first offending entry. Entries already at their target are
+    left out; entries already moving to their target are returned with in_progress True.
+    """
+    live = set(live_brokers)
+    pending = []
+    new_factor = {}
+    for index, (topic, partition, replicas) in enumerate(parsed):
+        where = "%s.partitions[%d]" % (field, index)
+        if topic not in topics:
+            raise PlanInputError(where + ".topic", "topic %r does not exist" % topic)
+        if partition not in topics[topic]:
+            raise PlanInputError(where + ".partition", "topic %r has partitions 0-%d, not %d"
+                                 % (topic, len(topics[topic]) - 1, partition))
+        dead = [broker for broker in replicas if broker not in live]
+        if dead:
+            raise PlanInputError(where + ".replicas", "broker %s is not a live broker (live: %s)"
+                                 % (", ".join(map(str, dead)), ", ".join(map(str, sorted(live)))))
+        if topic in new_factor and new_factor[topic][0] != len(replicas):
+            raise PlanInputError(where + ".replicas", "%d replicas, but partitions[%d] of the same topic has %d: "
+                                 "a topic's replication factor must be the same for all its partitions"
+                                 % (len(replicas), new_factor[topic][1], new_factor[topic][0]))
+        new_factor.setdefault(topic, (len(replicas), index))
+        current = topics[topic][partition]
+        moving_to = ongoing.get((topic, partition))
+        if moving_to is not None and moving_to != replicas:
+            raise PlanInputError(where, "%s-%d is already being reassigned to %s; wait for it, or cancel it "
+                                 "(state: absent with the plan that started it)" % (topic, partition, moving_to))
+        if current != replicas or moving_to is not None:
+            pending.append(dict(topic=topic, partition=partition, current=list(current), target=list(replicas),
+                                in_progress=moving_to is not None))
+    for topic, (factor, index) in sorted(new_factor.items()):
+        current_factors = set(len(replicas) for replicas in topics[topic].values())
+        if current_factors != set([factor]):
+            planned = set(partition for name, partition, unused in parsed if name == topic)
+            if planned != set(topics[topic]):
+                raise PlanInputError("%s.partitions[%d].replicas" % (field, index), "changes the replication "
+                                     "factor of topic %r to %d, so the plan must list all its %d partitions"
+                                     % (topic, factor, len(topics[topic])))
+    return pending
+
+
+def make_batches(pending, max_moves_per_broker):
+    """Cut pending entries into batches in which no broker gains or loses more than the limit of replicas.
+
+    Reorders (no replica added) cost nothing and go in the first batch.
+    """
+    batches = []
+    remaining = list(pending)
+    while remaining:
+        load = {}
+        batch, later = [], []
+        for entry in remaining:
+            touched = set(entry["target"]) ^ set(entry["current"])
+            if entry["in_progress"] or all(load.get(broker, 0) < max_moves_per_broker for broker in touched) \
+                    or not batch:
+                batch.append(entry)
+                for broker in touched:
+                    load[broker] = load.get(broker, 0) + 1
+            else:
+                later.append(entry)
+        batches.append(batch)
+        remaining = later
+    return batches
+
+
+def throttle_entries(pending):
+    """The throttled-replica list entries a move needs: leaders on the current replicas, followers on new ones."""
+    leaders, followers = {}, {}
+    for entry in pending:
+        if set(entry["target"]) <= set(entry["current"]):
+            continue
+        leaders.setdefault(entry["topic"], set()).update("%d:%d" % (entry["partition"], broker)
+                                                         for broker in entry["current"])
+        added = [broker for broker in entry["target"] if broker not in entry["current"]]
+        followers.setdefault(entry["topic"], set()).update("%d:%d" % (entry["partition"], broker) for broker in added)
+    return leaders, followers
+
+
+def _split_list(value):
+    return [item.strip() for item in (value or "").split(",") if item.strip()]
+
+
+# ---- talking to the cluster ------------------------------------------------------------------
+
+
+def read_state(client, topic_names):
+    """The cluster's state for checking a plan: topics' replicas, live broker ids, ongoing moves."""
+    topics = read_topics(client, sorted(topic_names), missing_ok=True)
+    assignment = dict((name, dict((item["partition"], item["replicas"]) for item in partitions))
+                      for name, partitions in topics.items())
+    brokers = [broker["id"] for broker in read_brokers(client)["brokers"]]
+    ongoing = dict(((item["topic"], item["partition"]), item["replicas"])
+                   for item in read_reassignments(client, sorted(topic_names)))
+    return assignment, brokers, ongoing, topics
+
+
+class Throttle(object):
+    """Replication throttles set for one run, and exactly what must be restored afterwards."""
+
+    def __init__(self, client, rate, pending):
+        self.client = client
+        self.rate = rate
+        self.pending = pending
+        self.broker_before = {}
+        self.topic_added = {}
+        self.topic_had_override = {}
+
+    def _describe(self, resource_type, names):
+        described = self.client.describe_configs([ConfigResource(resource_type, str(name)) for name in names],
+                                                 config_filter="all")
+        return described.get("broker" if resource_type == ConfigResourceType.BROKER else "topic", {})
+
+    def _alter(self, resources):
+        if not resources:
+            return
+        outcome = self.client.alter_configs(resources, raise_on_unknown=False, incremental=True)
+        failures = ["%s %s: %s" % (kind, name, result) for kind, results in outcome.items()
+                    for name, result in results.items() if result not in (None, "OK", 0)]
+        if failures:
+            raise KafkaAdminError("changing replication throttles failed: %s" % "; ".join(failures))
+
+    def apply(self):
+        brokers = sorted(set(broker for entry in self.pending for broker in entry["current"] + entry["target"]))
+        leaders, followers = throttle_entries(self.pending)
+        topics = sorted(set(leaders) | set(followers))
+        if not brokers or not topics:
+            return dict(brokers=[], topics=[])
+        for name, entries in self._describe(ConfigResourceType.BROKER, brokers).items():
+            self.broker_before[int(name)] = dict(
+                (key, entries[key]["value"] if key in entries and entries[key].get("config_source")
+                 == "DYNAMIC_BROKER_CONFIG" else None) for key in BROKER_RATE_KEYS)
+        resources = []
+        for name, entries in sorted(self._describe(ConfigResourceType.TOPIC, topics).items()):
+            operations = {}
+            for key, wanted in ((LEADER_LIST_KEY, leaders.get(name, set())),
+                                (FOLLOWER_LIST_KEY, followers.get(name, set()))):
+                entry = entries.get(key) or {}
+                existing = _split_list(entry.get("value"))
+                self.topic_had_override[(name, key)] = entry.get("config_source") == "DYNAMIC_TOPIC_CONFIG"
+                if "*" in existing:
+                    continue
+                added = sorted(wanted - set(existing))
+                if added:
+                    self.topic_added[(name, key)] = added
+                    operations[key] = ("SET", ",".join(existing + added))
+            if operations:
+                resources.append(ConfigResource(ConfigResourceType.TOPIC, name, operations))
+        self._alter(resources)
+        self._alter([ConfigResource(ConfigResourceType.BROKER, str(broker),
+                                    dict((key, ("SET", str(self.rate))) for key in BROKER_RATE_KEYS))
+                     for broker in sorted(self.broker_before)])
+        return dict(brokers=sorted(self.broker_before), topics=topics)
+
+    def remove(self):
+        """Put back what apply() changed; safe to call when apply() stopped half way."""
+        resources = []
+        topics = sorted(set(name for name, unused in self.topic_added))
+        if topics:
+            described = self._describe(ConfigResourceType.TOPIC, topics)
+            for name in topics:
+                operations = {}
+                for key in (LEADER_LIST_KEY, FOLLOWER_LIST_KEY):
+                    added = set(self.topic_added.get((name, key), []))
+                    if not added:
+                        continue
+                    remaining = [item for item in _split_list((described.get(name, {}).get(key) or {}).get("value"))
+                                 if item not in added]
+                    if remaining or self.topic_had_override[(name, key)]:
+                        operations[key] = ("SET", ",".join(remaining))
+                    else:
+                        operations[key] = ("DELETE", None)
+                resources.append(ConfigResource(ConfigResourceType.TOPIC, name, operations))
+        for broker, before in sorted(self.broker_before.items()):
+            resources.append(ConfigResource(ConfigResourceType.BROKER, str(broker), dict(
+                (key, ("SET", value) if value is not None else ("DELETE", None)) for key, value in before.items())))
+        self._alter(resources)
+        self.topic_added, self.broker_before = {}, {}
+
+
+def submit(client, batch, timeout_ms):
+    request = dict((TopicPartition(entry["topic"], entry["partition"]), entry["target"])
+                   for entry in batch if not entry["in_progress"])
+    if not request:
+        return
+    outcome = client.alter_partition_reassignments(request, timeout_ms=timeout_ms)
+    failures = ["%s-%d: %s" % (tp.topic, tp.partition, describe_error(error) if isinstance(error, Exception)
+                               else getattr(error, "__name__", error))
+                for tp, error in sorted(outcome.items(), key=lambda item: (item[0].topic, item[0].partition))
+                if error is not None]
+    if failures:
+        raise KafkaAdminError("the controller refused %d partition(s): %s" % (len(failures), "; ".join(failures[:10])))
+
+
+def cancel(client, keys, timeout_ms):
+    outcome = client.alter_partition_reassignments(dict((TopicPartition(topic, partition), None)
+                                                        for topic, partition in keys), timeout_ms=timeout_ms)
+    return sorted("%s-%d" % (tp.topic, tp.partition) for tp, error in outcome.items() if error is None)
+
+
+def finished(client, batch):
+    """The entries of the batch whose move is complete (no longer listed as ongoing, replicas at target)."""
+    topic_names = sorted(set(entry["topic"] for entry in batch))
+    ongoing = set((item["topic"], item["partition"]) for item in read_reassignments(client, topic_names))
+    topics = read_topics(client, topic_names, missing_ok=True)
+    replicas = dict(((name, item["partition"]), item["replicas"]) for name, partitions in topics.items()
+                    for item in partitions)
+    return [entry for entry in batch if (entry["topic"], entry["partition"]) not in ongoing
+            and replicas.get((entry["topic"], entry["partition"])) == entry["target"]]
+
+
+def elect_preferred_leaders(client, keys, timeout_ms):
+    """Preferred leader election for the given partitions; returns those whose election failed."""
+    if not keys:
+        return []
+    by_topic = {}
+    for topic, partition in keys:
+        by_topic.setdefault(topic, []).append(partition)
+    response = client.elect_leaders(0, by_topic, timeout_ms=timeout_ms, raise_errors=False)
+    failed = []
+    for result in getattr(response, "replica_election_results", []) or []:
+        for partition in result.partition_result:
+            # 84: ELECTION_NOT_NEEDED, the preferred leader already leads.
+            if partition.error_code not in (0, 84):
+                failed.append("%s-%d" % (result.topic, partition.partition_id))
+    return failed
+
+
+def execute(client, pending, throttle_rate, max_moves_per_broker, timeout, poll_interval, timeout_ms, report,
+            elect=True):
+    """Throttle, submit batch by batch, wait for each, then remove the throttle whatever happened.
+
+    report(done, total, elapsed) is called as partitions complete. Returns a summary dict;
+    raises KafkaAdminError on timeout (after the throttle is removed) naming what is still moving.
+    """
+    started = time.time()
+    throttle = Throttle(client, throttle_rate, pending) if throttle_rate else None
+    progress = []
+    throttled = dict(brokers=[], topics=[])
+    done = []
+    total = len(pending)
+    try:
+        if throttle:
+            throttled = throttle.apply()
+        for batch in make_batches(pending, max_moves_per_broker):
+            submit(client, batch, timeout_ms)
+            waiting = list(batch)
+            while waiting:
+                complete = finished(client, waiting)
+                if complete:
+                    done.extend(complete)
+                    keys = set((entry["topic"], entry["partition"]) for entry in complete)
+                    waiting = [entry for entry in waiting if (entry["topic"], entry["partition"]) not in keys]
+                    elapsed = round(time.time() - started, 1)
+                    progress.append(dict(done=len(done), total=total, elapsed=elapsed))
+                    report(len(done), total, elapsed)
+                if not waiting:
+                    break
+                if time.time() - started > timeout:
+                    still = ["%s-%d" % (entry["topic"], entry["partition"]) for entry in waiting]
+                    raise KafkaAdminError(
+                        "timed out after %d s with %d of %d partition(s) moved; still moving: %s%s. The "
+                        "throttle was removed; the moves already submitted go on unthrottled. Run again "
+                        "with the same plan to wait for them and finish the rest." % (
+                            timeout, len(done), total, ", ".join(still[:20]), " ..." if len(still) > 20 else ""))
+                time.sleep(poll_interval)
+    finally:
+        if throttle:
+            throttle.remove()
+    keys = [(entry["topic"], entry["partition"]) for entry in done]
+    return dict(moved=len(done), progress=progress, throttled=throttled, elapsed=round(time.time() - started, 1),
+                election_failed=elect_preferred_leaders(client, keys, timeout_ms) if elect else [])

@@ -1,0 +1,248 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: kafkaops.cluster developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+
+DOCUMENTATION = r"""
+---
+module: kafka_reassignment
+short_description: Carry out (or cancel) a partition reassignment plan, throttled, in batches, and clean up
+version_added: "0.1.0"
+description:
+  - Takes a plan in Kafka's reassignment JSON format (as written by M(kafkaops.cluster.kafka_reassignment_plan)
+    or Kafka's own tool) and moves the partitions to their planned replicas.
+  - Checks everything before changing anything - the topics and partitions exist, every broker in the plan is
+    alive, no broker is listed twice for a partition, a topic's replication factor is the same across its
+    partitions - and fails naming the offending entry (C(plan.partitions[4].replicas)).
+  - Skips partitions already at their target, so a second run with the same plan changes nothing.
+  - With O(throttle), limits replication to that many bytes per second on the brokers involved and marks
+    only the moving replicas as throttled, adding to any throttled-replica lists already set; afterwards
+    (also after a failure or a timeout) puts back exactly what it changed.
+  - Submits with AlterPartitionReassignments in batches in which no broker gains or loses more than
+    O(max_moves_per_broker) replicas, waits for each batch, then runs a preferred leader election for the moved
+    partitions so leadership follows the plan's first replicas.
+  - With O(state=absent), cancels the plan's reassignments that are in progress.
+author:
+  - kafkaops.cluster developers (@kafkaops)
+extends_documentation_fragment:
+  - kafkaops.cluster.kafka_connection
+options:
+  plan:
+    description:
+      - 'The plan, C({"version": 1, "partitions": [{"topic": ..., "partition": ..., "replicas": [...]}]}).'
+    type: dict
+  plan_file:
+    description: A JSON file on the host running the module holding the plan.
+    type: path
+  state:
+    description: V(present) carries the plan out, V(absent) cancels its reassignments in progress.
+    type: str
+    choices: [present, absent]
+    default: present
+  throttle:
+    description:
+      - Replication throttle in bytes per second for the brokers involved while the plan runs; 0 means none.
+    type: int
+    default: 0
+  max_moves_per_broker:
+    description: Largest number of replicas any one broker gains or loses in one batch.
+    type: int
+    default: 20
+  wait:
+    description:
+      - Wait until every partition has moved. Without waiting all partitions are submitted at once, and no
+        throttle can be set (nothing would remain to remove it).
+    type: bool
+    default: true
+  timeout:
+    description:
+      - Seconds to wait for the moves. On timeout the throttle is removed and the module fails naming the
+        partitions still moving; running it again with the same plan waits for them and finishes the rest.
+    type: int
+    default: 3600
+  poll_interval:
+    description: Seconds between progress checks.
+    type: float
+    default: 2
+  elect_leaders:
+    description: After the moves, run a preferred leader election for the moved partitions.
+    type: bool
+    default: true
+attributes:
+  check_mode:
+    description: Validates the plan against the cluster and reports what would move; changes nothing.
+    support: full
+  diff_mode:
+    description: Shows each partition's replicas before and after.
+    support: full
+notes:
+  - Progress (partitions done of total, seconds elapsed) is in the result's RV(progress) and, as it happens, in
+    the system log of the host running the module.
+seealso:
+  - module: kafkaops.cluster.kafka_reassignment_plan
+"""
+
+EXAMPLES = r"""
+- name: Move partitions as planned, at most 10 MB/s of replication traffic per broker
+  kafkaops.cluster.kafka_reassignment:
+    bootstrap_servers: [kafka1:9092]
+    plan_file: reassignment-plan.json
+    throttle: 10485760
+    timeout: 7200
+
+- name: Cancel what is still moving
+  kafkaops.cluster.kafka_reassignment:
+    bootstrap_servers: [kafka1:9092]
+    plan_file: reassignment-plan.json
+    state: absent
+"""
+
+RETURN = r"""
+partitions:
+  description: The partitions that changed (or would change), as C(topic-partition).
+  returned: always
+  type: list
+  elements: str
+  sample: [orders-0, orders-3]
+already_in_place:
+  description: Number of plan partitions already at their target.
+  returned: always
+  type: int
+moved:
+  description: Number of partitions moved by this run.
+  returned: when state is present and not in check mode
+  type: int
+progress:
+  description: Partitions done of the total, with seconds elapsed, each time some completed.
+  returned: when state is present and not in check mode
+  type: list
+  elements: dict
+  sample: [{done: 4, total: 12, elapsed: 3.1}, {done: 12, total: 12, elapsed: 9.8}]
+throttled:
+  description: The brokers and topics throttled during the run (all throttles removed again at the end).
+  returned: when state is present and not in check mode
+  type: dict
+cancelled:
+  description: Partitions whose reassignment was cancelled.
+  returned: when state is absent
+  type: list
+  elements: str
+election_failed:
+  description: Moved partitions whose preferred leader election failed (for example the leader is not in sync yet).
+  returned: when state is present and not in check mode
+  type: list
+  elements: str
+elapsed:
+  description: Seconds the moves took.
+  returned: when state is present and not in check mode
+  type: float
+"""
+
+import json
+
+from ansible.module_utils.basic import AnsibleModule, missing_required_lib
+
+from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin import (
+    HAS_KAFKA,
+    KAFKA_IMPORT_ERROR,
+    KafkaAdminError,
+    admin_client,
+    close_quietly,
+    connection_argument_spec,
+    describe_error,
+)
+from ansible_collections.kafkaops.cluster.plugins.module_utils._reassign import (
+    PlanInputError,
+    cancel,
+    check_against_cluster,
+    execute,
+    parse_plan,
+    read_state,
+    submit,
+)
+
+
+def load_plan(module):
+    if module.params["plan"] is not None:
+        return module.params["plan"], "plan"
+    try:
+        with open(module.params["plan_file"]) as handle:
+            return json.load(handle), "plan_file"
+    except (OSError, ValueError) as error:
+        raise PlanInputError("plan_file", "cannot read %s: %s" % (module.params["plan_file"], error)) from None
+
+
+def main():
+    argument_spec = connection_argument_spec()
+    argument_spec.update(
+        plan=dict(type="dict"),
+        plan_file=dict(type="path"),
+        state=dict(type="str", default="present", choices=["present", "absent"]),
+        throttle=dict(type="int", default=0),
+        max_moves_per_broker=dict(type="int", default=20),
+        wait=dict(type="bool", default=True),
+        timeout=dict(type="int", default=3600),
+        poll_interval=dict(type="float", default=2),
+        elect_leaders=dict(type="bool", default=True),
+    )
+    module = AnsibleModule(argument_spec=argument_spec, supports_check_mode=True,
+                           mutually_exclusive=[("plan", "plan_file")], required_one_of=[("plan", "plan_file")])
+    if not HAS_KAFKA:
+        module.fail_json(msg=missing_required_lib("kafka-python"), exception=KAFKA_IMPORT_ERROR)
+
+    params = module.params
+    result = dict(changed=False, partitions=[], already_in_place=0)
+    client = None
+    try:
+        if params["throttle"] < 0:
+            raise PlanInputError("throttle", "must be 0 (none) or a number of bytes per second")
+        if params["throttle"] and not params["wait"]:
+            raise PlanInputError("throttle", "needs wait: true, so the throttle can be removed when the moves end")
+        if params["max_moves_per_broker"] < 1:
+            raise PlanInputError("max_moves_per_broker", "must be at least 1")
+        plan, field = load_plan(module)
+        parsed = parse_plan(plan, field)
+        client = admin_client(params)
+        assignment, brokers, ongoing, unused = read_state(client, set(entry[0] for entry in parsed))
+        timeout_ms = params["request_timeout"] * 1000
+
+        if params["state"] == "absent":
+            keys = [(topic, partition) for topic, partition, unused in parsed if (topic, partition) in ongoing]
+            result["partitions"] = ["%s-%d" % key for key in keys]
+            result["cancelled"] = result["partitions"] if module.check_mode else cancel(client, keys, timeout_ms)
+            result["changed"] = bool(keys)
+            module.exit_json(**result)
+
+        pending = check_against_cluster(parsed, assignment, brokers, ongoing, field)
+        result.update(changed=bool(pending), already_in_place=len(parsed) - len(pending),
+                      partitions=["%s-%d" % (entry["topic"], entry["partition"]) for entry in pending])
+        if module._diff:
+            result["diff"] = dict(
+                before=dict(("%s-%d" % (entry["topic"], entry["partition"]), entry["current"]) for entry in pending),
+                after=dict(("%s-%d" % (entry["topic"], entry["partition"]), entry["target"]) for entry in pending))
+        if pending and not module.check_mode:
+            if params["wait"]:
+                def report(done, total, elapsed):
+                    module.log("kafka_reassignment: %d of %d partitions moved, %.1f s" % (done, total, elapsed))
+
+                result.update(execute(client, pending, params["throttle"], params["max_moves_per_broker"],
+                                      params["timeout"], params["poll_interval"], timeout_ms, report,
+                                      params["elect_leaders"]))
+            else:
+                submit(client, pending, timeout_ms)
+    except PlanInputError as error:
+        module.fail_json(msg=str(error), field=error.field, **result)
+    except KafkaAdminError as error:
+        module.fail_json(msg=str(error), **result)
+    except Exception as error:  # pylint: disable=broad-except
+        module.fail_json(msg="Kafka request failed: %s" % describe_error(error), **result)
+    finally:
+        close_quietly(client)
+    module.exit_json(**result)
+
+
+if __name__ == "__main__":
+    main()
