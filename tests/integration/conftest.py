@@ -11,6 +11,8 @@ import sys
 
 import pytest
 
+REPOSITORY = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
 
 def _molecule_bootstrap():
     import testinfra.utils.ansible_runner
@@ -59,9 +61,9 @@ class ModuleRun:
 
 def run_module(module, args, check=False, diff=False):
     """Run kafkaops.cluster.<module> on the controller with ansible, as a playbook task would."""
-    # Only the json callback: Molecule's environment enables profile_tasks, whose lines would mix in.
-    env = dict(os.environ, ANSIBLE_LOAD_CALLBACK_PLUGINS="1", ANSIBLE_STDOUT_CALLBACK="json",
-               ANSIBLE_CALLBACKS_ENABLED="", ANSIBLE_NOCOLOR="1")
+    # The repository's ansible.cfg, not Molecule's: that one enables callbacks whose lines would mix in.
+    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(REPOSITORY, "ansible.cfg"), ANSIBLE_LOAD_CALLBACK_PLUGINS="1",
+               ANSIBLE_STDOUT_CALLBACK="json", ANSIBLE_NOCOLOR="1")
     command = ["ansible", "localhost", "-i", "localhost,", "-c", "local",
                "-e", "ansible_python_interpreter=%s" % sys.executable,
                "-m", "kafkaops.cluster.%s" % module, "-a", json.dumps(args)]
