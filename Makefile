@@ -50,7 +50,7 @@ demo: prerequisites
 	@bash scripts/print-cluster.sh
 
 lint: venv collection
-	ruff check plugins tests bench scripts
+	ruff check plugins tests bench scripts roles/kafka_verify/files
 	ansible-lint --profile production
 	$(MAKE) --no-print-directory sanity
 

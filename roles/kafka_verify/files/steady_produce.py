@@ -1,0 +1,198 @@
+"""Produces records at a steady rate for a while (or until SIGTERM), then writes what was acknowledged.
+
+Meant to run in the background while brokers move data. A kafka-python producer with acks=all and
+idempotence sends records of --keys keys in round robin, each key with its own sequence; Kafka's
+partitioner picks the partition. Only records whose send was acknowledged enter the manifest, with
+the partition the acknowledgement names; a send that failed after its bounded retries is counted as
+failed, not expected. SIGTERM or SIGINT stops sending, waits for outstanding acknowledgements up to
+--drain-seconds, writes the manifest and exits 0.
+"""
+
+import argparse
+import os
+import signal
+import sys
+import threading
+import time
+from datetime import UTC, datetime
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from kafkaops_records import (  # noqa: E402
+    SequenceRanges,
+    build_manifest,
+    check_name,
+    encode_value,
+    make_payload,
+    write_manifest,
+)
+
+
+class Acknowledgements:
+    """What the brokers acknowledged, filled from the producer's I/O thread."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._ranges = {}
+        self.acknowledged = 0
+        self.failed = 0
+        self.errors = {}
+
+    def on_success(self, key, sequence, metadata):
+        with self._lock:
+            self._ranges.setdefault((metadata.partition, key), SequenceRanges()).add(sequence)
+            self.acknowledged += 1
+
+    def on_failure(self, error):
+        with self._lock:
+            self.failed += 1
+            name = type(error).__name__
+            self.errors[name] = self.errors.get(name, 0) + 1
+
+    def partition_keys(self):
+        with self._lock:
+            result = {}
+            for (partition, key), ranges in self._ranges.items():
+                result.setdefault(partition, {})[key] = ranges.ranges()
+            return result
+
+
+def parse_options(pairs, what):
+    options = {}
+    for pair in pairs or ():
+        name, separator, value = pair.partition("=")
+        if not separator or not name:
+            raise SystemExit("%s must be NAME=VALUE, not %r" % (what, pair))
+        # kafka-python settings are typed; numbers given on the command line arrive as text.
+        options[name] = int(value) if value.lstrip("-").isdigit() else value
+    return options
+
+
+def argument_parser():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", maxsplit=1)[0])
+    parser.add_argument("--bootstrap-servers", required=True, help="host:port[,host:port...]")
+    parser.add_argument("--topic", required=True)
+    parser.add_argument("--rate", type=float, default=100.0, help="records per second (100)")
+    parser.add_argument("--duration", type=float, default=60.0, help="seconds to run; 0 = until SIGTERM (60)")
+    parser.add_argument("--keys", type=int, default=16, help="distinct keys (16)")
+    parser.add_argument("--payload-bytes", type=int, default=64, help="payload size (64)")
+    parser.add_argument("--run-id", default="", help="run id in every record (default: steady-<time>-<pid>)")
+    parser.add_argument("--manifest", required=True, help="where to write the manifest of acknowledged records")
+    parser.add_argument("--retries", type=int, default=5, help="producer retries per batch (5)")
+    parser.add_argument(
+        "--delivery-timeout-ms", type=int, default=60000, help="give up on a record after this long (60000)"
+    )
+    parser.add_argument("--drain-seconds", type=float, default=30.0, help="wait for acknowledgements at the end (30)")
+    parser.add_argument("--progress-seconds", type=float, default=10.0, help="progress line interval on stderr (10)")
+    parser.add_argument(
+        "--client-option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a kafka-python KafkaProducer setting, e.g. security_protocol=SSL; repeatable",
+    )
+    return parser
+
+
+def main(argv=None):
+    args = argument_parser().parse_args(argv)
+    if args.rate <= 0 or args.keys < 1 or args.duration < 0:
+        raise SystemExit("steady_produce: --rate > 0, --keys >= 1 and --duration >= 0 please")
+    run_id = check_name(
+        args.run_id or "steady-%s-%d" % (datetime.now(UTC).strftime("%Y%m%dT%H%M%S"), os.getpid()), "run id"
+    )
+    stop = threading.Event()
+
+    def request_stop(signum, _frame):
+        print("steady_produce: signal %d: stopping" % signum, file=sys.stderr, flush=True)
+        stop.set()
+
+    signal.signal(signal.SIGTERM, request_stop)
+    signal.signal(signal.SIGINT, request_stop)
+
+    from kafka import KafkaProducer
+
+    settings = {
+        "acks": "all",
+        "enable_idempotence": True,
+        "retries": args.retries,
+        "delivery_timeout_ms": args.delivery_timeout_ms,
+        "linger_ms": 5,
+        **parse_options(args.client_option, "--client-option"),
+    }
+    if settings["acks"] not in ("all", -1):
+        raise SystemExit("steady_produce: acks must stay 'all': the manifest promises acknowledged records")
+    try:
+        producer = KafkaProducer(bootstrap_servers=args.bootstrap_servers, **settings)
+    except Exception as error:  # any failure to connect ends the run before it starts
+        print("steady_produce: cannot start a producer: %s" % error, file=sys.stderr)
+        return 2
+
+    acknowledgements = Acknowledgements()
+    keys = ["key-%04d" % index for index in range(args.keys)]
+    next_sequence = [0] * args.keys
+    started_at = datetime.now(UTC).isoformat(timespec="seconds")
+    started = time.monotonic()
+    deadline = started + args.duration if args.duration else None
+    next_progress = started + args.progress_seconds
+    sent = 0
+    while not stop.is_set():
+        now = time.monotonic()
+        if deadline is not None and now >= deadline:
+            break
+        # Catch up to the schedule in one burst, then sleep: the rate holds without a timer per record.
+        due = int((now - started) * args.rate) + 1 - sent
+        for _unused in range(max(due, 0)):
+            index = sent % args.keys
+            key, sequence = keys[index], next_sequence[index]
+            value = encode_value(run_id, key, sequence, make_payload(run_id, key, sequence, args.payload_bytes))
+            try:
+                future = producer.send(args.topic, key=key.encode(), value=value)
+            except Exception as error:  # a refused send is a failed record, not a crash
+                acknowledgements.on_failure(error)
+            else:
+                future.add_callback(acknowledgements.on_success, key, sequence)
+                future.add_errback(acknowledgements.on_failure)
+            next_sequence[index] += 1
+            sent += 1
+        if now >= next_progress:
+            print(
+                "steady_produce: sent %d, acknowledged %d, failed %d"
+                % (sent, acknowledgements.acknowledged, acknowledgements.failed),
+                file=sys.stderr,
+                flush=True,
+            )
+            next_progress += args.progress_seconds
+        stop.wait(min(0.05, 1.0 / args.rate))
+
+    elapsed = time.monotonic() - started
+    try:
+        producer.flush(timeout=args.drain_seconds)
+    except Exception as error:  # unacknowledged records simply stay out of the manifest
+        print("steady_produce: flush: %s" % error, file=sys.stderr)
+    producer.close(timeout=args.drain_seconds)
+    manifest = build_manifest(
+        "steady",
+        run_id,
+        args.topic,
+        acknowledgements.partition_keys(),
+        sent=sent,
+        failed=acknowledgements.failed,
+        unanswered=sent - acknowledgements.acknowledged - acknowledgements.failed,
+        errors=acknowledgements.errors,
+        rate=args.rate,
+        key_count=args.keys,
+        payload_bytes=args.payload_bytes,
+        started_at=started_at,
+        elapsed_seconds=round(elapsed, 1),
+    )
+    write_manifest(args.manifest, manifest)
+    print(
+        "steady_produce: run %s: sent %d in %.1f s, acknowledged %d, failed %d; manifest %s"
+        % (run_id, sent, elapsed, manifest["acknowledged"], acknowledgements.failed, args.manifest)
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,262 @@
+"""The verification pipeline against a live cluster: it must catch every fault injected on purpose.
+
+One set of topics (2 partitions each) gets records from the producers, then one fault each:
+records deleted from the start of a partition (DeleteRecords), records produced twice, a record with
+a bad crc, and a record whose new sequence arrives late (0, 1, 3, 2). One run of playbooks/verify.yml
+over the faulty topics must fail naming every kind and count; one over a clean topic (written by the
+bulk producer through playbooks/produce.yml and by the steady producer started and stopped through
+the role) must pass. Three Spark jobs in all: each costs tens of seconds to start.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import uuid
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+JOBS = os.path.join(ROOT, "roles", "kafka_verify", "files")
+sys.path.insert(0, JOBS)
+
+from kafkaops_records import build_manifest, encode_value, make_payload, payload_crc, write_manifest  # noqa: E402
+
+PARTITIONS = 2
+DELETED = 100
+DUPLICATED = 50
+# Small and fixed, so the file stays fast on a shared machine; any master URL works in real use.
+SPARK_SETTINGS = {"spark_master": "local[2]", "kafka_verify_shuffle_partitions": 4, "kafka_verify_driver_memory": "1g"}
+
+
+def playbook(name, tmp_path, bootstrap_servers, **variables):
+    """Runs playbooks/<name> on the controller; returns the completed process (output in .stdout)."""
+    extra = tmp_path / ("%s-%s.json" % (name, uuid.uuid4().hex[:6]))
+    extra.write_text(json.dumps({"bootstrap_servers": bootstrap_servers, **SPARK_SETTINGS, **variables}))
+    path = name if os.path.isabs(name) else os.path.join(ROOT, "playbooks", name)
+    command = ["ansible-playbook", "-i", "localhost,", "-c", "local",
+               "-e", "ansible_python_interpreter=%s" % sys.executable, "-e", "@%s" % extra, path]
+    env = dict(os.environ, ANSIBLE_NOCOLOR="1", PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=900, check=False,
+                          stdin=subprocess.DEVNULL)
+
+
+def steady(bootstrap_servers, topic, manifest, run_id):
+    """Starts the steady producer for about 1.5 s at 2000 records per second."""
+    command = [sys.executable, os.path.join(JOBS, "steady_produce.py"),
+               "--bootstrap-servers", ",".join(bootstrap_servers), "--topic", topic,
+               "--manifest", str(manifest), "--run-id", run_id, "--rate", "2000",
+               "--duration", "1.5", "--keys", "12", "--progress-seconds", "60"]
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def read_partition(bootstrap_servers, topic, partition, count):
+    """The first count records (key, value) of a partition."""
+    from kafka import KafkaConsumer, TopicPartition
+
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap_servers, enable_auto_commit=False, consumer_timeout_ms=10000)
+    try:
+        where = TopicPartition(topic, partition)
+        consumer.assign([where])
+        consumer.seek_to_beginning(where)
+        records = []
+        for record in consumer:
+            records.append((record.key, record.value))
+            if len(records) == count:
+                break
+    finally:
+        consumer.close()
+    assert len(records) == count, "read %d of %d records of %s-%d" % (len(records), count, topic, partition)
+    return records
+
+
+def send_in_order(bootstrap_servers, topic, partition, records):
+    """Sends (key, value) pairs one at a time, each acknowledged before the next."""
+    from kafka import KafkaProducer
+
+    producer = KafkaProducer(bootstrap_servers=bootstrap_servers, acks="all", max_in_flight_requests_per_connection=1)
+    try:
+        for key, value in records:
+            producer.send(topic, key=key, value=value, partition=partition).get(timeout=30)
+    finally:
+        producer.close()
+
+
+def partition_count(manifest_path, partition):
+    manifest = json.loads(manifest_path.read_text())
+    return next((entry["count"] for entry in manifest["partitions"] if entry["partition"] == partition), 0)
+
+
+@pytest.fixture(scope="module")
+def topics(kafka):
+    prefix = "it-verify-%s-" % uuid.uuid4().hex[:6]
+    names = {kind: prefix + kind for kind in ("clean", "deleted", "duplicated", "corrupt", "reordered")}
+    declared = [{"name": name, "partitions": PARTITIONS, "replication_factor": 1} for name in names.values()]
+    created = kafka("kafka_topic", topics=declared)
+    assert not created.failed, created.output
+    yield names
+    kafka("kafka_topic", topics=[{"name": name, "state": "absent"} for name in names.values()])
+
+
+@pytest.fixture(scope="module")
+def faulty(topics, bootstrap_servers, tmp_path_factory):
+    """Produces to the faulty topics, injects one fault in each; returns their manifests."""
+    from kafka import KafkaAdminClient, TopicPartition
+
+    work = tmp_path_factory.mktemp("faulty")
+    kinds = ("deleted", "duplicated", "corrupt", "reordered")
+    manifests = {kind: work / ("%s.json" % kind) for kind in kinds}
+    producers = [steady(bootstrap_servers, topics[kind], manifests[kind], "it-%s" % kind) for kind in kinds]
+    for producer in producers:
+        output = producer.communicate(timeout=120)[0]
+        assert producer.returncode == 0, output
+    for kind in kinds:
+        assert partition_count(manifests[kind], 0) > DELETED + DUPLICATED, manifests[kind].read_text()
+
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap_servers)
+    try:
+        admin.delete_records({TopicPartition(topics["deleted"], 0): DELETED})
+    finally:
+        admin.close()
+
+    send_in_order(bootstrap_servers, topics["duplicated"], 0,
+                  read_partition(bootstrap_servers, topics["duplicated"], 0, DUPLICATED))
+
+    payload = make_payload("it-bad-crc", "key-bad", 0, 64)
+    good = encode_value("it-bad-crc", "key-bad", 0, payload)
+    bad = good.replace(b"|%d|" % payload_crc(payload), b"|%d|" % ((payload_crc(payload) + 1) % 2**32), 1)
+    assert bad != good
+    send_in_order(bootstrap_servers, topics["corrupt"], 1, [(b"key-bad", bad)])
+
+    # A new sequence sent late: 0, 1, 3, 2. Its own manifest says all four were acknowledged, so the
+    # fault shows as out of order only.
+    late = [(b"key-late", encode_value("it-late", "key-late", number, make_payload("it-late", "key-late", number, 64)))
+            for number in (0, 1, 3, 2)]
+    send_in_order(bootstrap_servers, topics["reordered"], 1, late)
+    manifests["late"] = work / "late.json"
+    write_manifest(str(manifests["late"]),
+                   build_manifest("steady", "it-late", topics["reordered"], {1: {"key-late": [[0, 4]]}}))
+    return manifests
+
+
+@pytest.fixture(scope="module")
+def faulty_run(faulty, bootstrap_servers, tmp_path_factory):
+    """One run of playbooks/verify.yml over every faulty topic: the process and the report."""
+    report = tmp_path_factory.mktemp("faulty-report") / "report.json"
+    completed = playbook("verify.yml", report.parent, bootstrap_servers,
+                         manifests=[str(path) for path in faulty.values()], report=str(report))
+    assert report.exists(), completed.stdout + completed.stderr
+    return completed, json.loads(report.read_text())
+
+
+def by_topic(report, topic):
+    """Sums of every check over the topic's partitions, and which partitions have any violation."""
+    entries = [entry for entry in report["per_partition"] if entry["topic"] == topic]
+    checks = ("lost", "duplicates", "out_of_order", "corrupt", "offset_gaps")
+    totals = {check: sum(entry[check] for entry in entries) for check in checks}
+    faulty_partitions = sorted(entry["partition"] for entry in entries if any(entry[check] for check in checks))
+    return totals, faulty_partitions
+
+
+def test_the_play_fails_naming_each_violation_and_count(faulty_run):
+    completed, report = faulty_run
+    output = completed.stdout + completed.stderr
+    assert completed.returncode != 0, output
+    assert not report["ok"]
+    assert "lost=%d" % DELETED in output
+    assert "duplicates=%d" % DUPLICATED in output
+    assert "out_of_order=1" in output
+    assert "corrupt=1" in output
+    assert "offset_gaps=0" not in output.split("records are not all there as acknowledged:")[-1].split("(report")[0]
+    assert report["offset_gaps"] == 0
+
+
+def test_records_deleted_from_the_start_are_lost(faulty_run, topics):
+    report = faulty_run[1]
+    totals, partitions = by_topic(report, topics["deleted"])
+    assert totals == {"lost": DELETED, "duplicates": 0, "out_of_order": 0, "corrupt": 0, "offset_gaps": 0}
+    assert partitions == [0]
+    start = next(entry for entry in report["per_partition"]
+                 if entry["topic"] == topics["deleted"] and entry["partition"] == 0)["start_offset"]
+    assert start == DELETED
+    lost = [example for example in report["examples"] if example["kind"] == "lost"]
+    assert lost and all(example["topic"] == topics["deleted"] for example in lost)
+
+
+def test_records_produced_twice_are_duplicates(faulty_run, topics):
+    totals, partitions = by_topic(faulty_run[1], topics["duplicated"])
+    assert totals == {"lost": 0, "duplicates": DUPLICATED, "out_of_order": 0, "corrupt": 0, "offset_gaps": 0}
+    assert partitions == [0]
+
+
+def test_a_record_with_a_bad_crc_is_corrupt(faulty_run, topics):
+    report = faulty_run[1]
+    totals, partitions = by_topic(report, topics["corrupt"])
+    assert totals == {"lost": 0, "duplicates": 0, "out_of_order": 0, "corrupt": 1, "offset_gaps": 0}
+    assert partitions == [1]
+    corrupt = [example for example in report["examples"] if example["kind"] == "corrupt"]
+    assert [(example["key"], example["corrupt_reason"]) for example in corrupt] == [("key-bad", "crc mismatch")]
+
+
+def test_a_sequence_sent_late_is_out_of_order(faulty_run, topics):
+    report = faulty_run[1]
+    totals, partitions = by_topic(report, topics["reordered"])
+    assert totals == {"lost": 0, "duplicates": 0, "out_of_order": 1, "corrupt": 0, "offset_gaps": 0}
+    assert partitions == [1]
+    late = [example for example in report["examples"] if example["kind"] == "out_of_order"]
+    assert [(example["key"], example["sequence"], example["previous_sequence"]) for example in late] == [
+        ("key-late", 2, 3)
+    ]
+
+
+STEADY_PLAY = """\
+- name: Steady producer through the role
+  hosts: localhost
+  gather_facts: false
+  vars:
+    kafka_verify_bootstrap_servers: "{{ bootstrap_servers }}"
+    kafka_verify_produce_topic: "%(topic)s"
+    kafka_verify_produce_manifest: "%(manifest)s"
+    kafka_verify_steady_rate: 500
+  tasks:
+    - name: Start
+      ansible.builtin.include_role:
+        name: kafkaops.cluster.kafka_verify
+        tasks_from: steady_start.yml
+    - name: Let it run
+      ansible.builtin.wait_for:
+        timeout: 3
+    - name: Stop
+      ansible.builtin.include_role:
+        name: kafkaops.cluster.kafka_verify
+        tasks_from: steady_stop.yml
+    - name: It acknowledged records
+      ansible.builtin.assert:
+        that: kafka_verify_steady_result.acknowledged > 0 and kafka_verify_steady_result.failed == 0
+"""
+
+
+def test_a_clean_topic_passes(topics, bootstrap_servers, tmp_path):
+    bulk_manifest = tmp_path / "bulk.json"
+    produced = playbook("produce.yml", tmp_path, bootstrap_servers, topic=topics["clean"], records=3000,
+                        seed=7, manifest=str(bulk_manifest))
+    assert produced.returncode == 0, produced.stdout + produced.stderr
+    assert json.loads(bulk_manifest.read_text())["acknowledged"] == 3000
+
+    steady_manifest = tmp_path / "steady.json"
+    play = tmp_path / "steady.yml"
+    play.write_text(STEADY_PLAY % {"topic": topics["clean"], "manifest": steady_manifest})
+    steadied = playbook(str(play), tmp_path, bootstrap_servers)
+    assert steadied.returncode == 0, steadied.stdout + steadied.stderr
+    acknowledged = json.loads(steady_manifest.read_text())["acknowledged"]
+
+    report = tmp_path / "report.json"
+    completed = playbook("verify.yml", tmp_path, bootstrap_servers,
+                         manifests="%s,%s" % (bulk_manifest, steady_manifest), report=str(report))
+    output = completed.stdout + completed.stderr
+    assert completed.returncode == 0, output
+    assert "verify: OK" in output
+    result = json.loads(report.read_text())
+    assert result["ok"]
+    assert result["records"] == result["expected"] == 3000 + acknowledged
+    assert [entry["partition"] for entry in result["per_partition"]] == list(range(PARTITIONS))
