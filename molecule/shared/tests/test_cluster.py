@@ -7,6 +7,7 @@ answers come from the running services: systemd, the sockets, ZooKeeper and the 
 import itertools
 import json
 import os
+import time
 import uuid
 
 import testinfra.utils.ansible_runner
@@ -17,8 +18,8 @@ from kazoo.client import KazooClient
 RUNNER = testinfra.utils.ansible_runner.AnsibleRunner(os.environ["MOLECULE_INVENTORY_FILE"])
 SCENARIO = os.environ.get("MOLECULE_SCENARIO_NAME", "")
 ZOOKEEPER_HOSTS = RUNNER.get_hosts("zookeeper")
-# After the cluster scenario's scale-out the spare host is a broker too.
-BROKER_HOSTS = RUNNER.get_hosts("kafka_broker") + RUNNER.get_hosts("spare_broker")
+# After the side effects of the cluster and scale-out scenarios, the spare and new hosts are brokers too.
+BROKER_HOSTS = RUNNER.get_hosts("kafka_broker") + RUNNER.get_hosts("spare_broker") + RUNNER.get_hosts("new_broker")
 testinfra_hosts = sorted(set(ZOOKEEPER_HOSTS + BROKER_HOSTS))
 
 
@@ -74,8 +75,14 @@ def test_ensemble_has_exactly_one_leader():
     for name in ZOOKEEPER_HOSTS:
         node = testinfra.get_host(name, ansible_inventory=os.environ["MOLECULE_INVENTORY_FILE"],
                                   connection="ansible")
-        output = node.run("echo srvr | nc -q 1 127.0.0.1 2181").stdout
-        modes.extend(line.split(":", 1)[1].strip() for line in output.splitlines() if line.startswith("Mode:"))
+        # A busy node can take more than a second to answer; ask again a few times before counting it out.
+        for _attempt in range(5):
+            output = node.run("echo srvr | nc -q 3 -w 10 127.0.0.1 2181").stdout
+            answered = [line.split(":", 1)[1].strip() for line in output.splitlines() if line.startswith("Mode:")]
+            if answered:
+                modes.extend(answered)
+                break
+            time.sleep(2)
     assert len(modes) == len(ZOOKEEPER_HOSTS)
     expected = ["standalone"] if len(ZOOKEEPER_HOSTS) == 1 else ["leader"]
     assert [mode for mode in modes if mode in ("leader", "standalone")] == expected
