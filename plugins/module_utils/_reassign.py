@@ -319,6 +319,7 @@ def execute(client, pending, throttle_rate, max_moves_per_broker, timeout, poll_
     throttled = dict(brokers=[], topics=[])
     done = []
     total = len(pending)
+    last_error = None
     try:
         if throttle:
             throttled = throttle.apply()
@@ -326,7 +327,12 @@ def execute(client, pending, throttle_rate, max_moves_per_broker, timeout, poll_
             submit(client, batch, timeout_ms)
             waiting = list(batch)
             while waiting:
-                complete = finished(client, waiting)
+                try:
+                    complete = finished(client, waiting)
+                except Exception as error:  # pylint: disable=broad-except
+                    # A busy or restarting broker may not answer one poll; the timeout still bounds the wait.
+                    last_error = describe_error(error)
+                    complete = []
                 if complete:
                     done.extend(complete)
                     keys = set((entry["topic"], entry["partition"]) for entry in complete)
@@ -341,12 +347,21 @@ def execute(client, pending, throttle_rate, max_moves_per_broker, timeout, poll_
                     raise KafkaAdminError(
                         "timed out after %d s with %d of %d partition(s) moved; still moving: %s%s. The "
                         "throttle was removed; the moves already submitted go on unthrottled. Run again "
-                        "with the same plan to wait for them and finish the rest." % (
-                            timeout, len(done), total, ", ".join(still[:20]), " ..." if len(still) > 20 else ""))
+                        "with the same plan to wait for them and finish the rest.%s" % (
+                            timeout, len(done), total, ", ".join(still[:20]), " ..." if len(still) > 20 else "",
+                            " Last error while polling: %s." % last_error if last_error else ""))
                 time.sleep(poll_interval)
     finally:
         if throttle:
             throttle.remove()
     keys = [(entry["topic"], entry["partition"]) for entry in done]
+    election_failed, election_error = [], None
+    if elect:
+        try:
+            election_failed = elect_preferred_leaders(client, keys, timeout_ms)
+        except Exception as error:  # pylint: disable=broad-except
+            # The data has moved; a failed election leaves leaders to Kafka's automatic rebalance.
+            election_failed = ["%s-%d" % key for key in keys]
+            election_error = describe_error(error)
     return dict(moved=len(done), progress=progress, throttled=throttled, elapsed=round(time.time() - started, 1),
-                election_failed=elect_preferred_leaders(client, keys, timeout_ms) if elect else [])
+                election_failed=election_failed, election_error=election_error)

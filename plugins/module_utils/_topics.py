@@ -212,8 +212,12 @@ def plan_topic_changes(desired, actual, live_brokers, config_mode="merge"):
 # ---- talking to the cluster ------------------------------------------------------------------
 
 
-def read_declared_topics(client, names):
-    """The state of the named topics that exist: {name: {partitions, replication_factor, configs, overrides}}."""
+def read_declared_topics(client, names, config_names=None):
+    """The state of the named topics that exist: {name: {partitions, replication_factor, configs, overrides}}.
+
+    Configs are read only for config_names (all when None): a declaration without configs does not
+    need them, and for a thousand topics they are most of what a run reads.
+    """
     if not names:
         return {}
     existing = {}
@@ -221,10 +225,22 @@ def read_declared_topics(client, names):
         replication_factor = max(len(partition["replicas"]) for partition in partitions) if partitions else 0
         existing[name] = dict(partitions=len(partitions), replication_factor=replication_factor,
                               configs={}, overrides={})
-    for name, configs in read_topic_configs(client, sorted(existing)).items():
+    wanted = sorted(existing if config_names is None else set(existing) & set(config_names))
+    add_configs(client, existing, wanted)
+    return existing
+
+
+def add_configs(client, existing, names):
+    """Fill in configs and overrides of the named topics of read_declared_topics() output."""
+    for name, configs in read_topic_configs(client, sorted(names)).items():
         if name in existing:
             existing[name].update(configs)
-    return existing
+
+
+def topics_needing_configs(desired, config_mode):
+    """Topics whose configs the difference depends on: those declaring configs, or all with replace."""
+    return [topic["name"] for topic in desired
+            if topic["state"] == "present" and (topic["config"] or config_mode == "replace")]
 
 
 def _create_request(changes):

@@ -135,6 +135,10 @@ election_failed:
   returned: when state is present and not in check mode
   type: list
   elements: str
+election_error:
+  description: Why the election request as a whole failed, if it did (the moves themselves succeeded).
+  returned: when state is present and not in check mode
+  type: str
 elapsed:
   description: Seconds the moves took.
   returned: when state is present and not in check mode
@@ -231,6 +235,9 @@ def main():
                 result.update(execute(client, pending, params["throttle"], params["max_moves_per_broker"],
                                       params["timeout"], params["poll_interval"], timeout_ms, report,
                                       params["elect_leaders"]))
+                if result.get("election_error"):
+                    module.warn("the partitions moved, but the preferred leader election failed (%s); run "
+                                "it again later or rely on auto.leader.rebalance.enable" % result["election_error"])
             else:
                 submit(client, pending, timeout_ms)
     except PlanInputError as error:

@@ -180,10 +180,12 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin impo
 from ansible_collections.kafkaops.cluster.plugins.module_utils._cluster import read_brokers
 from ansible_collections.kafkaops.cluster.plugins.module_utils._topics import (
     TopicSpecError,
+    add_configs,
     apply_changes,
     normalize_topics,
     plan_topic_changes,
     read_declared_topics,
+    topics_needing_configs,
     validate_on_cluster,
 )
 
@@ -227,9 +229,16 @@ def main():
         items, field = declared_topics(params)
         desired = normalize_topics(items, params["state"], None if field == "name" else field)
         client = admin_client(params)
-        actual = read_declared_topics(client, [topic["name"] for topic in desired])
+        need_configs = topics_needing_configs(desired, params["config_mode"])
+        actual = read_declared_topics(client, [topic["name"] for topic in desired], need_configs)
         live_brokers = len(read_brokers(client)["brokers"])
         changes = plan_topic_changes(desired, actual, live_brokers, params["config_mode"])
+        if module._diff:
+            # The diff shows each changed topic's configs, so read those not read yet and plan again.
+            missing = [name for name in changes["topics"] if name in actual and name not in need_configs]
+            if missing:
+                add_configs(client, actual, missing)
+                changes = plan_topic_changes(desired, actual, live_brokers, params["config_mode"])
         timeout_ms = params["request_timeout"] * 1000
         if changes["changed"]:
             validate_on_cluster(client, changes, desired, timeout_ms)

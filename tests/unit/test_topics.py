@@ -130,3 +130,14 @@ def test_a_thousand_topics_make_one_create_batch():
     items = [{"name": "topic-%04d" % index, "partitions": 3, "replication_factor": 3} for index in range(1000)]
     changes = _plan(items, {})
     assert len(changes["create"]) == 1000 and len(changes["topics"]) == 1000
+
+
+@pytest.mark.parametrize("items, mode, expected", [
+    ([{"name": "a"}, {"name": "b", "config": {"retention.ms": 1}}], "merge", ["b"]),
+    ([{"name": "a"}, {"name": "b", "config": {"retention.ms": 1}}], "replace", ["a", "b"]),
+    ([{"name": "a", "state": "absent", "config": {"retention.ms": 1}}], "replace", []),
+])
+def test_configs_are_read_only_where_the_difference_needs_them(items, mode, expected):
+    from ansible_collections.kafkaops.cluster.plugins.module_utils._topics import topics_needing_configs
+
+    assert topics_needing_configs(normalize_topics(items), mode) == expected
