@@ -131,6 +131,22 @@ def describe_error(error):
     return text
 
 
+def failure_details(error, unexpected="Kafka request failed"):
+    """fail_json arguments for an error met while a module ran: msg, and field when the error names one.
+
+    This collection's own errors (KafkaAdminError, and the input errors of the other module_utils,
+    which carry a field) already say what went wrong; anything else is described with its class.
+    """
+    field = getattr(error, "field", None)
+    if isinstance(error, KafkaAdminError) or hasattr(error, "field"):
+        details = dict(msg=str(error))
+    else:
+        details = dict(msg="%s: %s" % (unexpected, describe_error(error)))
+    if field is not None:
+        details["field"] = field
+    return details
+
+
 def error_name(error_code):
     """The Kafka error name for a protocol error code (0 gives None)."""
     if not error_code:

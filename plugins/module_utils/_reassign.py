@@ -20,6 +20,7 @@ except ImportError:
     TopicPartition = ConfigResource = ConfigResourceType = None
 
 from ansible_collections.kafkaops.cluster.plugins.module_utils._cluster import (
+    current_assignment,
     read_brokers,
     read_reassignments,
     read_topics,
@@ -166,13 +167,11 @@ def _split_list(value):
 
 def read_state(client, topic_names):
     """The cluster's state for checking a plan: topics' replicas, live broker ids, ongoing moves."""
-    topics = read_topics(client, sorted(topic_names), missing_ok=True)
-    assignment = dict((name, dict((item["partition"], item["replicas"]) for item in partitions))
-                      for name, partitions in topics.items())
+    assignment = current_assignment(read_topics(client, sorted(topic_names), missing_ok=True))
     brokers = [broker["id"] for broker in read_brokers(client)["brokers"]]
     ongoing = dict(((item["topic"], item["partition"]), item["replicas"])
                    for item in read_reassignments(client, sorted(topic_names)))
-    return assignment, brokers, ongoing, topics
+    return assignment, brokers, ongoing
 
 
 class Throttle(object):
@@ -282,11 +281,9 @@ def finished(client, batch):
     """The entries of the batch whose move is complete (no longer listed as ongoing, replicas at target)."""
     topic_names = sorted(set(entry["topic"] for entry in batch))
     ongoing = set((item["topic"], item["partition"]) for item in read_reassignments(client, topic_names))
-    topics = read_topics(client, topic_names, missing_ok=True)
-    replicas = dict(((name, item["partition"]), item["replicas"]) for name, partitions in topics.items()
-                    for item in partitions)
+    replicas = current_assignment(read_topics(client, topic_names, missing_ok=True))
     return [entry for entry in batch if (entry["topic"], entry["partition"]) not in ongoing
-            and replicas.get((entry["topic"], entry["partition"])) == entry["target"]]
+            and replicas.get(entry["topic"], {}).get(entry["partition"]) == entry["target"]]
 
 
 def elect_preferred_leaders(client, keys, timeout_ms):

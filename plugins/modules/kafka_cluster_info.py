@@ -133,11 +133,10 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._cluster import (
 from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin import (
     HAS_KAFKA,
     KAFKA_IMPORT_ERROR,
-    KafkaAdminError,
     admin_client,
     close_quietly,
     connection_argument_spec,
-    describe_error,
+    failure_details,
 )
 
 
@@ -177,10 +176,8 @@ def main():
                 topic["size_bytes"] = sum(sum(partition["sizes"].values()) for partition in topic["partitions"])
         result.update(topics=topics, under_replicated_partitions=under_replicated, offline_partitions=offline,
                       reassignments=read_reassignments(client, params["topics"]))
-    except KafkaAdminError as error:
-        module.fail_json(msg=str(error))
     except Exception as error:  # pylint: disable=broad-except
-        module.fail_json(msg="Kafka request failed: %s" % describe_error(error))
+        module.fail_json(**failure_details(error))
     finally:
         close_quietly(client)
     module.exit_json(changed=False, **result)

@@ -152,11 +152,10 @@ from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin import (
     HAS_KAFKA,
     KAFKA_IMPORT_ERROR,
-    KafkaAdminError,
     admin_client,
     close_quietly,
     connection_argument_spec,
-    describe_error,
+    failure_details,
 )
 from ansible_collections.kafkaops.cluster.plugins.module_utils._reassign import (
     PlanInputError,
@@ -210,7 +209,7 @@ def main():
         plan, field = load_plan(module)
         parsed = parse_plan(plan, field)
         client = admin_client(params)
-        assignment, brokers, ongoing, unused = read_state(client, set(entry[0] for entry in parsed))
+        assignment, brokers, ongoing = read_state(client, set(entry[0] for entry in parsed))
         timeout_ms = params["request_timeout"] * 1000
 
         if params["state"] == "absent":
@@ -240,12 +239,8 @@ def main():
                                 "it again later or rely on auto.leader.rebalance.enable" % result["election_error"])
             else:
                 submit(client, pending, timeout_ms)
-    except PlanInputError as error:
-        module.fail_json(msg=str(error), field=error.field, **result)
-    except KafkaAdminError as error:
-        module.fail_json(msg=str(error), **result)
     except Exception as error:  # pylint: disable=broad-except
-        module.fail_json(msg="Kafka request failed: %s" % describe_error(error), **result)
+        module.fail_json(**dict(result, **failure_details(error)))
     finally:
         close_quietly(client)
     module.exit_json(**result)

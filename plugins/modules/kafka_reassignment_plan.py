@@ -150,11 +150,10 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._cluster import (
 from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin import (
     HAS_KAFKA,
     KAFKA_IMPORT_ERROR,
-    KafkaAdminError,
     admin_client,
     close_quietly,
     connection_argument_spec,
-    describe_error,
+    failure_details,
 )
 
 
@@ -259,12 +258,8 @@ def main():
             if module._diff and changed:
                 result["diff"] = dict(before=before, after=text, before_header=params["dest"],
                                       after_header=params["dest"])
-    except PlanError as error:
-        module.fail_json(msg=str(error), field=getattr(error, "field", None))
-    except KafkaAdminError as error:
-        module.fail_json(msg=str(error), field=error.field)
     except Exception as error:  # pylint: disable=broad-except
-        module.fail_json(msg="planning failed: %s" % describe_error(error))
+        module.fail_json(**failure_details(error, unexpected="planning failed"))
     finally:
         close_quietly(client)
     module.exit_json(**result)

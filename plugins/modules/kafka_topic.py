@@ -171,15 +171,13 @@ from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin import (
     HAS_KAFKA,
     KAFKA_IMPORT_ERROR,
-    KafkaAdminError,
     admin_client,
     close_quietly,
     connection_argument_spec,
-    describe_error,
+    failure_details,
 )
 from ansible_collections.kafkaops.cluster.plugins.module_utils._cluster import read_brokers
 from ansible_collections.kafkaops.cluster.plugins.module_utils._topics import (
-    TopicSpecError,
     add_configs,
     apply_changes,
     normalize_topics,
@@ -255,12 +253,8 @@ def main():
         )
         if module._diff:
             result["diff"] = dict(before=changes["before"], after=changes["after"])
-    except TopicSpecError as error:
-        module.fail_json(msg=str(error), field=error.field, **result)
-    except KafkaAdminError as error:
-        module.fail_json(msg=str(error), **result)
     except Exception as error:  # pylint: disable=broad-except
-        module.fail_json(msg="Kafka request failed: %s" % describe_error(error), **result)
+        module.fail_json(**dict(result, **failure_details(error)))
     finally:
         close_quietly(client)
     module.exit_json(**result)

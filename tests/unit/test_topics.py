@@ -141,3 +141,15 @@ def test_configs_are_read_only_where_the_difference_needs_them(items, mode, expe
     from ansible_collections.kafkaops.cluster.plugins.module_utils._topics import topics_needing_configs
 
     assert topics_needing_configs(normalize_topics(items), mode) == expected
+
+
+def test_failures_name_the_field_and_describe_unexpected_errors():
+    from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin import (
+        KafkaAdminError,
+        failure_details,
+    )
+
+    assert failure_details(TopicSpecError("topics[1].config", "bad")) == {"msg": "topics[1].config: bad",
+                                                                         "field": "topics[1].config"}
+    assert failure_details(KafkaAdminError("could not connect")) == {"msg": "could not connect"}
+    assert failure_details(ValueError("boom"), unexpected="planning failed") == {"msg": "planning failed: boom"}

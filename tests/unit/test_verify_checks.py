@@ -327,3 +327,11 @@ def test_summary_names_each_violation(spark):
     report.update({"manifests": [{}], "elapsed_seconds": 1.0})
     text = "\n".join(verify_job.summary_lines(report))
     assert "FAILED" in text and "lost=1" in text and "offset_gaps=1" in text
+
+
+def test_command_line_options_are_name_value_pairs_and_client_numbers_are_typed():
+    assert records_format.parse_options(["a.b=1", "c=x=y"], "--kafka-option") == {"a.b": "1", "c": "x=y"}
+    assert records_format.parse_client_options(["retries=5", "security_protocol=SSL"]) == {
+        "retries": 5, "security_protocol": "SSL"}
+    with pytest.raises(SystemExit, match="--kafka-option must be NAME=VALUE"):
+        records_format.parse_options(["novalue"], "--kafka-option")

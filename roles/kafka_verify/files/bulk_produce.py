@@ -22,6 +22,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from kafkaops_records import (  # noqa: E402
     build_manifest,
     check_name,
+    parse_client_options,
+    parse_options,
     spark_payload_column,
     spark_value_column,
     write_manifest,
@@ -99,16 +101,6 @@ def topic_partitions(bootstrap_servers, topic, create_partitions, replication_fa
     return len(partitions)
 
 
-def parse_options(pairs, what):
-    options = {}
-    for pair in pairs or ():
-        name, separator, value = pair.partition("=")
-        if not separator or not name:
-            raise SystemExit("%s must be NAME=VALUE, not %r" % (what, pair))
-        options[name] = value
-    return options
-
-
 def argument_parser():
     parser = argparse.ArgumentParser(description=__doc__.split("\n", maxsplit=1)[0])
     parser.add_argument("--bootstrap-servers", required=True, help="host:port[,host:port...]")
@@ -165,11 +157,7 @@ def main(argv=None):
     producer_options = {**PRODUCER_DEFAULTS, **parse_options(args.kafka_option, "--kafka-option")}
     if producer_options["acks"] not in ("all", "-1"):
         raise SystemExit("bulk_produce: acks must stay 'all': the manifest promises acknowledged records")
-    # kafka-python settings are typed; numbers given on the command line arrive as text.
-    client_options = {
-        name: int(value) if value.lstrip("-").isdigit() else value
-        for name, value in parse_options(args.client_option, "--client-option").items()
-    }
+    client_options = parse_client_options(args.client_option)
     partitions = topic_partitions(
         args.bootstrap_servers, args.topic, args.create_partitions, args.replication_factor, client_options
     )

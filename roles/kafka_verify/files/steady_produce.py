@@ -24,6 +24,7 @@ from kafkaops_records import (  # noqa: E402
     check_name,
     encode_value,
     make_payload,
+    parse_client_options,
     write_manifest,
 )
 
@@ -55,17 +56,6 @@ class Acknowledgements:
             for (partition, key), ranges in self._ranges.items():
                 result.setdefault(partition, {})[key] = ranges.ranges()
             return result
-
-
-def parse_options(pairs, what):
-    options = {}
-    for pair in pairs or ():
-        name, separator, value = pair.partition("=")
-        if not separator or not name:
-            raise SystemExit("%s must be NAME=VALUE, not %r" % (what, pair))
-        # kafka-python settings are typed; numbers given on the command line arrive as text.
-        options[name] = int(value) if value.lstrip("-").isdigit() else value
-    return options
 
 
 def argument_parser():
@@ -118,7 +108,7 @@ def main(argv=None):
         "retries": args.retries,
         "delivery_timeout_ms": args.delivery_timeout_ms,
         "linger_ms": 5,
-        **parse_options(args.client_option, "--client-option"),
+        **parse_client_options(args.client_option),
     }
     if settings["acks"] not in ("all", -1):
         raise SystemExit("steady_produce: acks must stay 'all': the manifest promises acknowledged records")

@@ -29,7 +29,13 @@ from datetime import UTC, datetime
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from kafkaops_records import ManifestError, manifest_ranges, read_manifest  # noqa: E402
+from kafkaops_records import (  # noqa: E402
+    ManifestError,
+    manifest_ranges,
+    parse_client_options,
+    parse_options,
+    read_manifest,
+)
 
 CHECKS = ("lost", "duplicates", "out_of_order", "corrupt", "offset_gaps")
 RANGE_COLUMNS = ("topic", "partition", "run_id", "key", "range_start", "range_end")
@@ -285,16 +291,6 @@ def bounds_frame(spark, bounds):
     return spark.createDataFrame(rows, schema)
 
 
-def parse_options(pairs, what):
-    options = {}
-    for pair in pairs or ():
-        name, separator, value = pair.partition("=")
-        if not separator or not name:
-            raise SystemExit("%s must be NAME=VALUE, not %r" % (what, pair))
-        options[name] = value
-    return options
-
-
 def capture_offsets(bootstrap_servers, topics, client_options):
     """{(topic, partition): (log start offset, end offset)} now, for every partition of the topics.
 
@@ -546,11 +542,7 @@ def main(argv=None):
         return 2
 
     kafka_options = parse_options(args.kafka_option, "--kafka-option")
-    # kafka-python settings are typed; numbers given on the command line arrive as text.
-    client_options = {
-        name: int(value) if value.lstrip("-").isdigit() else value
-        for name, value in parse_options(args.client_option, "--client-option").items()
-    }
+    client_options = parse_client_options(args.client_option)
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     bounds, missing_topics = capture_offsets(args.bootstrap_servers, topics, client_options)
     spark = build_session(
