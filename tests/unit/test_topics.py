@@ -149,7 +149,7 @@ def test_failures_name_the_field_and_describe_unexpected_errors():
         failure_details,
     )
 
-    assert failure_details(TopicSpecError("topics[1].config", "bad")) == {"msg": "topics[1].config: bad",
-                                                                         "field": "topics[1].config"}
+    expected = {"msg": "topics[1].config: bad", "field": "topics[1].config"}
+    assert failure_details(TopicSpecError("topics[1].config", "bad")) == expected
     assert failure_details(KafkaAdminError("could not connect")) == {"msg": "could not connect"}
     assert failure_details(ValueError("boom"), unexpected="planning failed") == {"msg": "planning failed: boom"}
