@@ -34,7 +34,7 @@ def _instances(name):
     given = variables.get("kafka_broker_instances") or []
     if given:
         return [(int(item["broker_id"]), int(item["port"])) for item in given]
-    return [(BROKER_HOSTS.index(name) + 1, 9092)]
+    return [(int(variables.get("kafka_broker_id") or BROKER_HOSTS.index(name) + 1), 9092)]
 
 
 def _bootstrap():
