@@ -22,6 +22,7 @@ except ImportError:
 from ansible_collections.kafkaops.cluster.plugins.module_utils._cluster import (
     current_assignment,
     read_brokers,
+    read_partition_sizes,
     read_reassignments,
     read_topics,
 )
@@ -30,6 +31,10 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin impo
 BROKER_RATE_KEYS = ("leader.replication.throttled.rate", "follower.replication.throttled.rate")
 LEADER_LIST_KEY = "leader.replication.throttled.replicas"
 FOLLOWER_LIST_KEY = "follower.replication.throttled.replicas"
+# How long the brokers may take to take on a throttle before the run gives up without submitting anything.
+# How long removing the throttle keeps trying a broker that does not answer (one killed comes back).
+THROTTLE_REMOVE_SECONDS = 120
+THROTTLE_TAKE_ON_SECONDS = 30
 
 
 class PlanInputError(Exception):
@@ -158,6 +163,41 @@ def throttle_entries(pending):
     return leaders, followers
 
 
+def bytes_to_copy(pending, sizes):
+    """Bytes replication must copy for the pending entries: ({broker: bytes it must receive}, total).
+
+    sizes: {topic: {partition: {broker: bytes}}} as read_partition_sizes() returns. A partition's size
+    is its largest copy among the current replicas (a lagging follower holds less than the leader). A
+    replica the move adds must receive all of it; for a move already in progress (its current replicas
+    include the target ones) each target replica receives what its copy still lacks.
+    """
+    per_broker = {}
+    for entry in pending:
+        copies = sizes.get(entry["topic"], {}).get(entry["partition"], {})
+        size = max([copies.get(broker, 0) for broker in entry["current"]] or [0])
+        for broker in entry["target"]:
+            if broker in entry["current"] and not entry["in_progress"]:
+                continue
+            missing = max(0, size - copies.get(broker, 0))
+            if missing:
+                per_broker[broker] = per_broker.get(broker, 0) + missing
+    return per_broker, sum(per_broker.values())
+
+
+def expected_seconds(batches, sizes, rate):
+    """The least time the batches take at a throttle of rate bytes/s per broker, or None without a throttle.
+
+    The follower throttle caps what each broker receives, and batches run one after another, so each
+    batch takes at least its busiest receiver's bytes divided by the rate. Moves already in progress
+    bound nothing: throttle_entries() leaves them unthrottled.
+    """
+    if not rate:
+        return None
+    busiest = [max(list(bytes_to_copy([entry for entry in batch if not entry["in_progress"]], sizes)[0].values())
+                   or [0]) for batch in batches]
+    return round(sum(busiest) / float(rate), 1)
+
+
 def _split_list(value):
     return [item.strip() for item in (value or "").split(",") if item.strip()]
 
@@ -229,7 +269,28 @@ class Throttle(object):
         self._alter([ConfigResource(ConfigResourceType.BROKER, str(broker),
                                     dict((key, ("SET", str(self.rate))) for key in BROKER_RATE_KEYS))
                      for broker in sorted(self.broker_before)])
+        self._wait_until_taken_on(sorted(self.broker_before))
         return dict(brokers=sorted(self.broker_before), topics=topics)
+
+    def _wait_until_taken_on(self, brokers):
+        """Return once every broker reports the rate; raise if one does not within THROTTLE_TAKE_ON_SECONDS.
+
+        A broker applies a config change when it reads it from ZooKeeper (or the metadata log), a moment
+        after the request succeeded; a move submitted before that copies unthrottled. A broker reads config
+        changes in order, so one that reports the rate has the throttled-replica lists set before it too.
+        """
+        deadline = time.time() + THROTTLE_TAKE_ON_SECONDS
+        while True:
+            described = self._describe(ConfigResourceType.BROKER, brokers)
+            behind = [broker for broker in brokers if any(
+                (described.get(str(broker), {}).get(key) or {}).get("value") != str(self.rate)
+                for key in BROKER_RATE_KEYS)]
+            if not behind:
+                return
+            if time.time() > deadline:
+                raise KafkaAdminError("broker(s) %s did not take on the replication throttle within %d s, so "
+                                      "nothing was submitted" % (", ".join(map(str, behind)), THROTTLE_TAKE_ON_SECONDS))
+            time.sleep(0.1)
 
     def remove(self):
         """Put back what apply() changed; safe to call when apply() stopped half way."""
@@ -250,11 +311,32 @@ class Throttle(object):
                     else:
                         operations[key] = ("DELETE", None)
                 resources.append(ConfigResource(ConfigResourceType.TOPIC, name, operations))
-        for broker, before in sorted(self.broker_before.items()):
-            resources.append(ConfigResource(ConfigResourceType.BROKER, str(broker), dict(
-                (key, ("SET", value) if value is not None else ("DELETE", None)) for key, value in before.items())))
-        self._alter(resources)
+        # The topic lists go to any broker; a broker's rates only to that broker, which may be down for a
+        # while (killed, restarting). Every part is tried, the failed ones again until the deadline.
+        parts = [("topics %s" % ", ".join(topics), resources)] if resources else []
+        parts += [("broker %d" % broker, [ConfigResource(ConfigResourceType.BROKER, str(broker), dict(
+            (key, ("SET", value) if value is not None else ("DELETE", None)) for key, value in before.items()))])
+            for broker, before in sorted(self.broker_before.items())]
+        deadline = time.time() + THROTTLE_REMOVE_SECONDS
+        while True:
+            failed = []
+            for name, part in parts:
+                try:
+                    self._alter(part)
+                except Exception as error:  # pylint: disable=broad-except
+                    failed.append((name, part, describe_error(error)))
+            parts = [(name, part) for name, part, unused in failed]
+            if not failed or time.time() > deadline:
+                break
+            time.sleep(2)
         self.topic_added, self.broker_before = {}, {}
+        if failed:
+            raise KafkaAdminError(
+                "the replication throttle could not be removed from %s within %d s (%s); remove the keys %s "
+                "with kafka-configs --delete-config once the brokers answer" % (
+                    ", ".join(name for name, unused, unused in failed), THROTTLE_REMOVE_SECONDS,
+                    "; ".join("%s: %s" % (name, reason) for name, unused, reason in failed),
+                    ", ".join(BROKER_RATE_KEYS + (LEADER_LIST_KEY, FOLLOWER_LIST_KEY))))
 
 
 def submit(client, batch, timeout_ms):
@@ -309,6 +391,8 @@ def execute(client, pending, throttle_rate, max_moves_per_broker, timeout, poll_
 
     report(done, total, elapsed) is called as partitions complete. Returns a summary dict;
     raises KafkaAdminError on timeout (after the throttle is removed) naming what is still moving.
+    The summary includes the bytes the moves copy (read before submitting), the least time they take
+    at the throttle and the rate they achieved; sizes_error says why the sizes could not be read.
     """
     started = time.time()
     throttle = Throttle(client, throttle_rate, pending) if throttle_rate else None
@@ -317,10 +401,18 @@ def execute(client, pending, throttle_rate, max_moves_per_broker, timeout, poll_
     done = []
     total = len(pending)
     last_error = None
+    batches = make_batches(pending, max_moves_per_broker)
+    sizes, sizes_error = None, None
+    try:
+        sizes = read_partition_sizes(client, sorted(set(entry["topic"] for entry in pending)))
+    except Exception as error:  # pylint: disable=broad-except
+        # The sizes only inform the result (DescribeLogDirs may not be authorized); the moves go ahead without them.
+        sizes_error = describe_error(error)
     try:
         if throttle:
             throttled = throttle.apply()
-        for batch in make_batches(pending, max_moves_per_broker):
+        moves_started = time.time()
+        for batch in batches:
             submit(client, batch, timeout_ms)
             waiting = list(batch)
             while waiting:
@@ -348,9 +440,16 @@ def execute(client, pending, throttle_rate, max_moves_per_broker, timeout, poll_
                             timeout, len(done), total, ", ".join(still[:20]), " ..." if len(still) > 20 else "",
                             " Last error while polling: %s." % last_error if last_error else ""))
                 time.sleep(poll_interval)
-    finally:
+        moves_ended = time.time()
+    except Exception as error:
         if throttle:
-            throttle.remove()
+            try:
+                throttle.remove()
+            except KafkaAdminError as leftover:
+                raise KafkaAdminError("%s. Also, %s" % (describe_error(error), leftover)) from error
+        raise
+    if throttle:
+        throttle.remove()
     keys = [(entry["topic"], entry["partition"]) for entry in done]
     election_failed, election_error = [], None
     if elect:
@@ -360,5 +459,9 @@ def execute(client, pending, throttle_rate, max_moves_per_broker, timeout, poll_
             # The data has moved; a failed election leaves leaders to Kafka's automatic rebalance.
             election_failed = ["%s-%d" % key for key in keys]
             election_error = describe_error(error)
+    copied = bytes_to_copy(pending, sizes)[1] if sizes is not None else None
+    moving = moves_ended - moves_started
     return dict(moved=len(done), progress=progress, throttled=throttled, elapsed=round(time.time() - started, 1),
-                election_failed=election_failed, election_error=election_error)
+                election_failed=election_failed, election_error=election_error, bytes_to_move=copied,
+                expected_seconds=expected_seconds(batches, sizes, throttle_rate) if sizes is not None else None,
+                rate=round(copied / moving) if copied is not None and moving > 0 else None, sizes_error=sizes_error)

@@ -21,6 +21,8 @@ description:
   - With O(throttle), limits replication to that many bytes per second on the brokers involved and marks
     only the moving replicas as throttled, adding to any throttled-replica lists already set; afterwards
     (also after a failure or a timeout) puts back exactly what it changed.
+  - Brokers apply a config change a moment after it is made, so nothing is submitted until every broker
+    involved reports the throttle; a broker that does not within 30 seconds fails the run before it submits.
   - Submits with AlterPartitionReassignments in batches in which no broker gains or loses more than
     O(max_moves_per_broker) replicas, waits for each batch, then runs a preferred leader election for the moved
     partitions so leadership follows the plan's first replicas.
@@ -143,6 +145,32 @@ elapsed:
   description: Seconds the moves took.
   returned: when state is present and not in check mode
   type: float
+bytes_to_move:
+  description:
+    - Bytes replication had to copy, read with DescribeLogDirs before submitting - each moving partition's size
+      once for every replica it gains (for a move already in progress, what its new replicas still lacked).
+    - Null when the sizes could not be read (a warning says why).
+  returned: when state is present, O(wait) is true and not in check mode
+  type: int
+  sample: 6144000
+expected_seconds:
+  description:
+    - The least time the moves this run starts take at O(throttle) - batch by batch, the bytes the busiest
+      receiving broker must copy divided by the throttle. Compare it with RV(elapsed) to see the throttle at work.
+    - Kafka lets a new replica's first fetch (up to C(replica.fetch.max.bytes), 1 MiB by default) through before
+      the throttle applies, so moves of a few MiB per broker can finish somewhat sooner.
+    - Null without a throttle or when the sizes could not be read.
+  returned: when state is present, O(wait) is true and not in check mode
+  type: float
+  sample: 6.1
+rate:
+  description:
+    - Bytes per second the moves achieved, RV(bytes_to_move) over the seconds from the first submission until the
+      last partition was seen complete (seen by polling, so up to O(poll_interval) late).
+    - Null when the sizes could not be read.
+  returned: when state is present, O(wait) is true and not in check mode
+  type: int
+  sample: 1003520
 """
 
 import json
@@ -234,6 +262,10 @@ def main():
                 result.update(execute(client, pending, params["throttle"], params["max_moves_per_broker"],
                                       params["timeout"], params["poll_interval"], timeout_ms, report,
                                       params["elect_leaders"]))
+                sizes_error = result.pop("sizes_error")
+                if sizes_error:
+                    module.warn("the partition sizes could not be read (%s), so bytes_to_move, expected_seconds "
+                                "and rate are null; the moves themselves are done" % sizes_error)
                 if result.get("election_error"):
                     module.warn("the partitions moved, but the preferred leader election failed (%s); run "
                                 "it again later or rely on auto.leader.rebalance.enable" % result["election_error"])

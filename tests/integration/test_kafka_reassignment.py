@@ -1,10 +1,13 @@
 """kafka_reassignment_plan and kafka_reassignment against a live cluster (at least 3 brokers).
 
 Changes run check mode, real, check mode again, real again; refused plans must name the entry and
-leave every replica where it was; throttles must be gone afterwards, also after a timeout.
+leave every replica where it was; throttles must be gone afterwards, also after a timeout. A cancel
+must put a move held in flight back where it was; a throttle must hold a move to about its rate.
 """
 
 import json
+import os
+import time
 import uuid
 
 import pytest
@@ -182,3 +185,146 @@ def test_offline_plan_needs_no_cluster(kafka):
     for entry in planned["plan"]["partitions"]:
         racks = {"1": "a", "2": "b", "3": "a", "4": "b"}
         assert len({racks[str(broker)] for broker in entry["replicas"]}) == 2
+
+
+@pytest.fixture
+def loaded_topic(kafka, bootstrap_servers):
+    """make(replication_factor, megabytes): a new one-partition topic holding that much incompressible data."""
+    made = []
+
+    def make(replication_factor, megabytes):
+        name = "it-load-%s" % uuid.uuid4().hex[:8]
+        created = kafka("kafka_topic", name=name, partitions=1, replication_factor=replication_factor)
+        assert created.changed, created.output
+        made.append(name)
+        producer = KafkaProducer(bootstrap_servers=bootstrap_servers, acks="all", linger_ms=20)
+        for _record in range(megabytes * 100):
+            producer.send(name, value=os.urandom(10000))
+        producer.flush()
+        producer.close()
+        return name
+
+    yield make
+    for name in made:
+        kafka("kafka_topic", name=name, state="absent")
+
+
+def _replicas_of_first(admin, name):
+    """Partition 0's replicas, read directly: a module run per poll would take seconds."""
+    return admin.describe_topics([name])[0]["partitions"][0]["replica_nodes"]
+
+
+def _broker_ids(admin):
+    return sorted(broker["broker_id"] for broker in admin.describe_cluster()["brokers"])
+
+
+def _ongoing(admin, name):
+    """{partition: {replicas, adding_replicas, removing_replicas}} of the topic's reassignments in progress."""
+    return {tp.partition: state for tp, state in admin.list_partition_reassignments().items() if tp.topic == name}
+
+
+def _copies(admin, name):
+    """{broker: bytes} of partition 0 of the topic, as each broker's log dirs hold it."""
+    return {broker["broker"]: partition["partition_size"]
+            for broker in admin.describe_log_dirs([name]) for log_dir in broker["log_dirs"]
+            for topic in log_dir["topics"] if topic["name"] == name
+            for partition in topic["partitions"] if partition["partition_index"] == 0}
+
+
+def _slow_replication(admin, brokers, name, rate):
+    """Throttle all replication of the topic to rate bytes/s; returns the resources to reset afterwards."""
+    rates = ("leader.replication.throttled.rate", "follower.replication.throttled.rate")
+    lists = ("leader.replication.throttled.replicas", "follower.replication.throttled.replicas")
+    resources = [ConfigResource(ConfigResourceType.BROKER, str(broker), {key: ("SET", str(rate)) for key in rates})
+                 for broker in brokers]
+    resources.append(ConfigResource(ConfigResourceType.TOPIC, name, {key: ("SET", "*") for key in lists}))
+    outcome = admin.alter_configs(resources, raise_on_unknown=False, incremental=True)
+    assert all(result in (None, "OK", 0) for results in outcome.values() for result in results.values()), outcome
+    # Each broker learns of a config change from ZooKeeper a moment later; until then it copies at full speed.
+    wanted = 2 * len(brokers) + 2
+    assert _until(lambda: len(_throttle_configs(admin, [name])) == wanted, 10) is not None, \
+        _throttle_configs(admin, [name])
+    return [ConfigResource(resource.resource_type, resource.name, {key: ("DELETE", None) for key in resource.configs})
+            for resource in resources]
+
+
+def _until(condition, seconds):
+    """Poll condition() until it is true or seconds pass; returns how long it took, or None if it never was."""
+    started = time.time()
+    while time.time() - started < seconds:
+        if condition():
+            return time.time() - started
+        time.sleep(0.1)
+    return None
+
+
+def test_cancel_puts_a_move_in_flight_back(kafka, admin, loaded_topic):
+    name = loaded_topic(replication_factor=2, megabytes=4)
+    brokers = _broker_ids(admin)
+    assert _throttle_configs(admin, []) == {}, "the cluster must start without throttles: this test removes them"
+    original = _replicas_of_first(admin, name)
+    added = next(broker for broker in brokers if broker not in original)
+    plan = _plan([{"topic": name, "partition": 0, "replicas": [original[0], added]}])
+    reset = _slow_replication(admin, brokers, name, 10000)
+    try:
+        started = kafka("kafka_reassignment", plan=plan, wait=False)
+        assert not started.failed and started.changed and started["partitions"] == [name + "-0"], started.output
+        assert _ongoing(admin, name).get(0, {}).get("adding_replicas") == [added], _ongoing(admin, name)
+        # Held in flight: the new copy exists but lags far behind the others.
+        assert _until(lambda: added in _copies(admin, name), 10) is not None, _copies(admin, name)
+        copies = _copies(admin, name)
+        assert copies[added] < copies[original[0]] // 2, copies
+
+        predicted = kafka("kafka_reassignment", check=True, plan=plan, state="absent")
+        assert not predicted.failed and predicted.changed, predicted.output
+        assert predicted["partitions"] == predicted["cancelled"] == [name + "-0"]
+        assert 0 in _ongoing(admin, name), "check mode cancelled the move"
+
+        cancelled = kafka("kafka_reassignment", plan=plan, state="absent")
+        assert not cancelled.failed and cancelled.changed, cancelled.output
+        assert cancelled["partitions"] == cancelled["cancelled"] == predicted["partitions"]
+        assert _ongoing(admin, name) == {}
+        reverted = _until(lambda: _replicas_of_first(admin, name) == original, 10)
+        assert reverted is not None, "replicas %s, not back to %s" % (_replicas_of_first(admin, name), original)
+        emptied = _until(lambda: added not in _copies(admin, name), 30)
+        assert emptied is not None, "broker %d still holds a copy: %s" % (added, _copies(admin, name))
+        assert sorted(_copies(admin, name)) == sorted(original)
+
+        for check in (True, False):
+            again = kafka("kafka_reassignment", check=check, plan=plan, state="absent")
+            assert not again.failed and not again.changed, again.output
+            assert again["partitions"] == again["cancelled"] == []
+        assert _replicas_of_first(admin, name) == original and _ongoing(admin, name) == {}
+    finally:
+        admin.alter_configs(reset, raise_on_unknown=False, incremental=True)
+    assert _until(lambda: _throttle_configs(admin, [name]) == {}, 10) is not None, _throttle_configs(admin, [name])
+
+
+def test_throttle_limits_the_rate(kafka, admin, loaded_topic):
+    name = loaded_topic(replication_factor=1, megabytes=6)
+    brokers = _broker_ids(admin)
+    first = _replicas_of_first(admin, name)[0]
+    second, third = [broker for broker in brokers if broker != first][:2]
+    throttle = 1000000
+    throttled = kafka("kafka_reassignment", plan=_plan([{"topic": name, "partition": 0, "replicas": [second]}]),
+                      throttle=throttle, poll_interval=0.2)
+    assert not throttled.failed and throttled["moved"] == 1, throttled.output
+    assert throttled["throttled"] == dict(brokers=sorted([first, second]), topics=[name])
+    free = kafka("kafka_reassignment", plan=_plan([{"topic": name, "partition": 0, "replicas": [third]}]),
+                 poll_interval=0.2)
+    assert not free.failed and free["moved"] == 1, free.output
+    assert _replicas_of_first(admin, name) == [third]
+    assert _until(lambda: _throttle_configs(admin, [name]) == {}, 10) is not None, _throttle_configs(admin, [name])
+
+    figures = "throttled: %s bytes in %s s (%s B/s, expected at least %s s); unthrottled: %s bytes in %s s (%s B/s)" % (
+        throttled["bytes_to_move"], throttled["elapsed"], throttled["rate"], throttled["expected_seconds"],
+        free["bytes_to_move"], free["elapsed"], free["rate"])
+    # 600 records of 10,000 bytes, plus a little framing per record batch.
+    assert 6000000 <= throttled["bytes_to_move"] <= 6300000, figures
+    assert free["bytes_to_move"] == throttled["bytes_to_move"], figures
+    assert throttled["expected_seconds"] == round(throttled["bytes_to_move"] / throttle, 1), figures
+    assert free["expected_seconds"] is None, figures
+    assert throttled["elapsed"] >= 0.5 * throttled["bytes_to_move"] / throttle, figures
+    assert throttled["rate"] <= 2 * throttle, figures
+    assert free["elapsed"] * 3 <= throttled["elapsed"], figures
+    assert free["rate"] >= 3 * throttled["rate"], figures

@@ -1,0 +1,64 @@
+"""What a reassignment must copy and the least time it takes at a throttle (pure functions of _reassign)."""
+
+import pytest
+from ansible_collections.kafkaops.cluster.plugins.module_utils._reassign import (
+    bytes_to_copy,
+    expected_seconds,
+    make_batches,
+)
+
+
+def entry(partition, current, target, in_progress=False, topic="t"):
+    return dict(topic=topic, partition=partition, current=current, target=target, in_progress=in_progress)
+
+
+# {topic: {partition: {broker: bytes}}}: t-0 has its leader's copy on 1 and a lagging follower's on 2.
+SIZES = {"t": {0: {1: 1000, 2: 900}, 1: {2: 500, 3: 500}}, "u": {0: {4: 70}}}
+
+
+@pytest.mark.parametrize("pending, sizes, per_broker, total", [
+    ([], SIZES, {}, 0),
+    # A new replica copies the largest current copy, not the lagging follower's.
+    ([entry(0, [1, 2], [1, 3])], SIZES, {3: 1000}, 1000),
+    # Each added replica copies the partition once.
+    ([entry(0, [1, 2], [3, 4, 5])], SIZES, {3: 1000, 4: 1000, 5: 1000}, 3000),
+    # A reorder or a shrink copies nothing.
+    ([entry(0, [1, 2], [2, 1]), entry(1, [2, 3], [3])], SIZES, {}, 0),
+    # Bytes add up per receiving broker over partitions and topics.
+    ([entry(0, [1, 2], [1, 4]), entry(1, [2, 3], [4, 3]), entry(0, [4], [5], topic="u")], SIZES,
+     {4: 1500, 5: 70}, 1570),
+    # In progress (current lists target and original replicas): only what the new copy still lacks.
+    ([entry(0, [3, 1, 2], [3, 1], in_progress=True)], {"t": {0: {1: 1000, 2: 1000, 3: 400}}}, {3: 600}, 600),
+    ([entry(0, [3, 1, 2], [3, 1], in_progress=True)], {"t": {0: {1: 1000, 2: 1000}}}, {3: 1000}, 1000),
+    ([entry(0, [1, 2, 3], [1, 3], in_progress=True)], {"t": {0: {1: 1000, 2: 1000, 3: 1000}}}, {}, 0),
+    # A partition no broker reported counts nothing rather than failing.
+    ([entry(7, [1], [2])], SIZES, {}, 0),
+    ([entry(0, [1], [2], topic="gone")], SIZES, {}, 0),
+], ids=["nothing", "one-new-replica", "three-new-replicas", "reorder-and-shrink", "sums", "in-progress-partial",
+        "in-progress-not-started", "in-progress-done", "unknown-partition", "unknown-topic"])
+def test_bytes_to_copy(pending, sizes, per_broker, total):
+    assert bytes_to_copy(pending, sizes) == (per_broker, total)
+
+
+@pytest.mark.parametrize("pending, rate, seconds", [
+    ([entry(0, [1, 2], [1, 3])], 0, None),
+    ([entry(0, [1, 2], [1, 3])], 100, 10.0),
+    ([entry(0, [1, 2], [2, 1])], 100, 0.0),
+    # Two brokers receive at the same time: the busier one sets the pace.
+    ([entry(0, [1, 2], [1, 3]), entry(1, [2, 3], [2, 4])], 100, 10.0),
+    # One broker receives both: its copies queue behind the same throttle.
+    ([entry(0, [1, 2], [1, 4]), entry(1, [2, 3], [2, 4])], 100, 15.0),
+    # A move in progress is not throttled by this run, so it bounds nothing.
+    ([entry(0, [3, 1, 2], [3, 1], in_progress=True), entry(1, [2, 3], [2, 4])], 100, 5.0),
+])
+def test_expected_seconds_in_one_batch(pending, rate, seconds):
+    batches = make_batches(pending, 20)
+    assert len(batches) == 1
+    assert expected_seconds(batches, SIZES, rate) == seconds
+
+
+def test_expected_seconds_add_up_over_batches():
+    # Broker 3 gains a replica in the first move and loses one in the second: one move per broker per batch.
+    batches = make_batches([entry(0, [1, 2], [1, 3]), entry(1, [2, 3], [2, 4])], 1)
+    assert len(batches) == 2
+    assert expected_seconds(batches, SIZES, 100) == 15.0
