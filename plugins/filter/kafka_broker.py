@@ -104,17 +104,20 @@ def _check_host(instances):
             seen_dirs[log_dir] = where
 
 
-def kafka_broker_restart_order(markers_by_host, controller_id):
+def kafka_broker_restart_order(markers_by_host, controller_id, restart_all=False):
     """The brokers to restart, as {"host", "instance"} dicts, the controller last.
 
     markers_by_host: host -> the role's restart decision per instance (each with "instance" and
-    "stat", whose "exists" says whether the instance needs a restart). Restarting the controller
-    last moves the controller role once instead of once per restart.
+    "stat", whose "exists" says whether the instance needs a restart). With restart_all (a rolling
+    restart) every instance is restarted and the lists may hold the instances themselves.
+    Restarting the controller last moves the controller role once instead of once per restart.
     """
     pending = []
     for host in sorted(markers_by_host):
         for marker in markers_by_host[host] or []:
-            if marker.get("stat", {}).get("exists"):
+            if restart_all:
+                pending.append({"host": host, "instance": marker.get("instance", marker)})
+            elif marker.get("stat", {}).get("exists"):
                 pending.append({"host": host, "instance": marker["instance"]})
     return sorted(pending, key=lambda item: (item["instance"]["broker_id"] == controller_id,
                                              item["instance"]["broker_id"]))

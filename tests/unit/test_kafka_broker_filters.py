@@ -71,3 +71,10 @@ def test_restart_order_takes_only_marked_brokers_and_the_controller_last():
 
 def test_restart_order_is_empty_when_nothing_is_marked():
     assert kafka_broker_restart_order({"a": [_marker(1, False)], "b": None}, controller_id=1) == []
+
+
+def test_rolling_restart_takes_every_instance_the_controller_last():
+    instances = {"b": [{"broker_id": 2}, {"broker_id": 5}], "a": [{"broker_id": 3}], "c": None}
+    order = kafka_broker_restart_order(instances, controller_id=3, restart_all=True)
+    assert [item["instance"]["broker_id"] for item in order] == [2, 5, 3]
+    assert [item["host"] for item in order] == ["b", "b", "a"]
