@@ -11,12 +11,12 @@ export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 # Molecule and ansible-lint find the collection through this path.
 export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.cache/collections
 COLLECTION_LINK := .cache/collections/ansible_collections/kafkaops/cluster
-SCENARIOS := default multi-broker cluster scale-out
+SCENARIOS := default multi-broker cluster scale-out resilience
 
 .PHONY: help venv collection engine image archive prerequisites demo lint sanity unit molecule test clean build
 
 help:
-	@echo "make demo    start a 3-node ZooKeeper + Kafka cluster in local containers"
+	@echo "make demo    a 3-node ZooKeeper + Kafka cluster in local containers, grown to 4 brokers, verified"
 	@echo "make test    lint, unit tests and every Molecule scenario (what CI runs)"
 	@echo "make clean   remove the containers, networks and volumes the project started"
 
@@ -44,13 +44,27 @@ archive:
 
 prerequisites: venv collection engine image archive
 
+# The demo's files (manifest, plan, report) land here.
+DEMO_DIR := $(CURDIR)/.cache/demo
+
+# A cluster of three in local containers, then the whole round an operator runs: verifiable records,
+# a fourth broker with a throttled reassignment onto it, and the Spark job proving nothing was lost.
+# A new seed per run writes new records, so the demo can be run again on the same cluster.
 demo: prerequisites
+	mkdir -p $(DEMO_DIR)
 	ansible-playbook playbooks/local-containers.yml
 	ansible-playbook -i inventories/local playbooks/site.yml
+	ansible-playbook -i inventories/local playbooks/produce.yml -e topic=orders -e records=200000 \
+	  -e seed=$$(date +%s) -e manifest=$(DEMO_DIR)/orders-manifest.json -e spark_master='local[2]'
+	ansible-playbook -i inventories/local playbooks/scale-out.yml -e broker_list=1,2,3,4 \
+	  -e '{"topics": ["orders", "myTopic"]}' -e reassignment_throttle=10485760 \
+	  -e plan_file=$(DEMO_DIR)/reassignment-plan.json
+	ansible-playbook -i inventories/local playbooks/verify.yml -e manifests=$(DEMO_DIR)/orders-manifest.json \
+	  -e report=$(DEMO_DIR)/verify-report.json -e spark_master='local[2]'
 	@bash scripts/print-cluster.sh
 
 lint: venv collection
-	ruff check plugins tests bench scripts roles/kafka_verify/files
+	ruff check plugins tests bench scripts roles/kafka_verify/files molecule
 	ansible-lint --profile production
 	$(MAKE) --no-print-directory sanity
 
