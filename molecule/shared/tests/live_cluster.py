@@ -1,0 +1,57 @@
+"""Reads of a live cluster shared by the scenario checks that follow a reassignment (scale-out, resilience)."""
+
+import os
+
+import testinfra.utils.ansible_runner
+from kafka.admin import ConfigResource, ConfigResourceType, KafkaAdminClient
+
+
+def inventory_hosts(*groups):
+    runner = testinfra.utils.ansible_runner.AnsibleRunner(os.environ["MOLECULE_INVENTORY_FILE"])
+    return runner, [name for group in groups for name in runner.get_hosts(group)]
+
+
+def bootstrap(hosts):
+    inventory = os.environ["MOLECULE_INVENTORY_FILE"]
+    return ["%s:9092" % testinfra.get_host(name, ansible_inventory=inventory, connection="ansible")
+            .interface("eth0").addresses[0] for name in hosts]
+
+
+def describe(servers, topics):
+    """Broker ids and (topic, partition metadata) of every partition of the topics (all for None)."""
+    admin = KafkaAdminClient(bootstrap_servers=servers, request_timeout_ms=30000)
+    try:
+        brokers = sorted(broker["broker_id"] for broker in admin.describe_cluster()["brokers"])
+        partitions = [(topic["name"], partition) for topic in admin.describe_topics(topics)
+                      for partition in topic["partitions"]]
+    finally:
+        admin.close()
+    return brokers, partitions
+
+
+def replica_and_leader_counts(partitions, brokers):
+    """Replicas and preferred leaders per broker, over the given partitions."""
+    replicas, leaders = dict.fromkeys(brokers, 0), dict.fromkeys(brokers, 0)
+    for _topic, partition in partitions:
+        for broker in partition["replica_nodes"]:
+            replicas[broker] += 1
+        leaders[partition["replica_nodes"][0]] += 1
+    return replicas, leaders
+
+
+def under_replicated(partitions):
+    return ["%s-%d" % (name, partition["partition_index"]) for name, partition in partitions
+            if sorted(partition["isr_nodes"]) != sorted(partition["replica_nodes"])]
+
+
+def throttle_configs_left(servers, brokers, topics):
+    """Every replication throttle setting found on the brokers and topics, as 'kind name key' strings."""
+    admin = KafkaAdminClient(bootstrap_servers=servers, request_timeout_ms=30000)
+    try:
+        resources = [ConfigResource(ConfigResourceType.BROKER, str(broker)) for broker in brokers]
+        resources += [ConfigResource(ConfigResourceType.TOPIC, name) for name in topics]
+        described = admin.describe_configs(resources)
+    finally:
+        admin.close()
+    return ["%s %s %s" % (kind, name, key) for kind, entries in described.items()
+            for name, configs in entries.items() for key in configs if "throttled" in key]
