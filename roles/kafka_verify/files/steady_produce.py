@@ -5,7 +5,8 @@ idempotence sends records of --keys keys in round robin, each key with its own s
 partitioner picks the partition. Only records whose send was acknowledged enter the manifest, with
 the partition the acknowledgement names; a send that failed after its bounded retries is counted as
 failed, not expected. SIGTERM or SIGINT stops sending, waits for outstanding acknowledgements up to
---drain-seconds, writes the manifest and exits 0.
+--drain-seconds, writes the manifest and exits 0. So does a run in which nothing was acknowledged
+for --give-up-seconds (the cluster is gone, or whatever started it failed and cannot stop it).
 """
 
 import argparse
@@ -38,11 +39,13 @@ class Acknowledgements:
         self.acknowledged = 0
         self.failed = 0
         self.errors = {}
+        self.last_success = time.monotonic()
 
     def on_success(self, key, sequence, metadata):
         with self._lock:
             self._ranges.setdefault((metadata.partition, key), SequenceRanges()).add(sequence)
             self.acknowledged += 1
+            self.last_success = time.monotonic()
 
     def on_failure(self, error):
         with self._lock:
@@ -58,6 +61,11 @@ class Acknowledgements:
             return result
 
 
+def silent_too_long(now, last_success, give_up_seconds):
+    """True once nothing was acknowledged for give_up_seconds (0: never give up)."""
+    return give_up_seconds > 0 and now - last_success >= give_up_seconds
+
+
 def argument_parser():
     parser = argparse.ArgumentParser(description=__doc__.split("\n", maxsplit=1)[0])
     parser.add_argument("--bootstrap-servers", required=True, help="host:port[,host:port...]")
@@ -71,6 +79,10 @@ def argument_parser():
     parser.add_argument("--retries", type=int, default=5, help="producer retries per batch (5)")
     parser.add_argument(
         "--delivery-timeout-ms", type=int, default=60000, help="give up on a record after this long (60000)"
+    )
+    parser.add_argument(
+        "--give-up-seconds", type=float, default=300.0,
+        help="stop when nothing was acknowledged for this long; 0 = never (300)",
     )
     parser.add_argument("--drain-seconds", type=float, default=30.0, help="wait for acknowledgements at the end (30)")
     parser.add_argument("--progress-seconds", type=float, default=10.0, help="progress line interval on stderr (10)")
@@ -129,6 +141,10 @@ def main(argv=None):
     while not stop.is_set():
         now = time.monotonic()
         if deadline is not None and now >= deadline:
+            break
+        if silent_too_long(now, acknowledgements.last_success, args.give_up_seconds):
+            print("steady_produce: nothing acknowledged for %.0f s: giving up" % args.give_up_seconds,
+                  file=sys.stderr, flush=True)
             break
         # Catch up to the schedule in one burst, then sleep: the rate holds without a timer per record.
         due = int((now - started) * args.rate) + 1 - sent
