@@ -151,16 +151,34 @@ def make_batches(pending, max_moves_per_broker):
 
 
 def throttle_entries(pending):
-    """The throttled-replica list entries a move needs: leaders on the current replicas, followers on new ones."""
+    """The throttled-replica list entries a move needs: leaders on the current replicas, followers on new ones.
+
+    A move already in progress (a re-run) lists its target among its current replicas; its entry's
+    "adding" (from ListPartitionReassignments) names the replicas still being copied.
+    """
     leaders, followers = {}, {}
     for entry in pending:
-        if set(entry["target"]) <= set(entry["current"]):
+        if entry.get("in_progress"):
+            added = list(entry.get("adding") or [])
+        else:
+            added = [broker for broker in entry["target"] if broker not in entry["current"]]
+        if not added:
             continue
         leaders.setdefault(entry["topic"], set()).update("%d:%d" % (entry["partition"], broker)
                                                          for broker in entry["current"])
-        added = [broker for broker in entry["target"] if broker not in entry["current"]]
         followers.setdefault(entry["topic"], set()).update("%d:%d" % (entry["partition"], broker) for broker in added)
     return leaders, followers
+
+
+def note_adding_replicas(client, pending):
+    """Give each move in progress its "adding" replicas, so a re-run throttles what is still being copied."""
+    moving = [entry for entry in pending if entry["in_progress"]]
+    if not moving:
+        return
+    adding = dict(((item["topic"], item["partition"]), item["adding_replicas"])
+                  for item in read_reassignments(client, sorted(set(entry["topic"] for entry in moving))))
+    for entry in moving:
+        entry["adding"] = adding.get((entry["topic"], entry["partition"]), [])
 
 
 def bytes_to_copy(pending, sizes):
@@ -410,6 +428,7 @@ def execute(client, pending, throttle_rate, max_moves_per_broker, timeout, poll_
         sizes_error = describe_error(error)
     try:
         if throttle:
+            note_adding_replicas(client, pending)
             throttled = throttle.apply()
         moves_started = time.time()
         for batch in batches:

@@ -5,6 +5,7 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._reassign import 
     bytes_to_copy,
     expected_seconds,
     make_batches,
+    throttle_entries,
 )
 
 
@@ -62,3 +63,31 @@ def test_expected_seconds_add_up_over_batches():
     batches = make_batches([entry(0, [1, 2], [1, 3]), entry(1, [2, 3], [2, 4])], 1)
     assert len(batches) == 2
     assert expected_seconds(batches, SIZES, 100) == 15.0
+
+
+def _entry(current, target, in_progress=False, adding=None):
+    entry = dict(topic="t", partition=0, current=current, target=target, in_progress=in_progress)
+    if adding is not None:
+        entry["adding"] = adding
+    return entry
+
+
+@pytest.mark.parametrize(
+    "entry, leaders, followers",
+    [
+        # A new move: leaders on every current replica, followers on the replicas it adds.
+        (_entry([1, 2, 3], [1, 2, 4]), {"0:1", "0:2", "0:3"}, {"0:4"}),
+        # Only a reorder or a smaller replication factor: nothing is copied, nothing throttled.
+        (_entry([1, 2, 3], [3, 2, 1]), set(), set()),
+        (_entry([1, 2, 3], [1, 2]), set(), set()),
+        # A move in progress lists its target among its replicas: the adding replicas say what is copied.
+        (_entry([1, 2, 4, 3], [1, 2, 4], in_progress=True, adding=[4]), {"0:1", "0:2", "0:3", "0:4"}, {"0:4"}),
+        # In progress but already copied (or not known): nothing to throttle.
+        (_entry([1, 2, 4, 3], [1, 2, 4], in_progress=True, adding=[]), set(), set()),
+        (_entry([1, 2, 4, 3], [1, 2, 4], in_progress=True), set(), set()),
+    ],
+)
+def test_throttle_entries_cover_exactly_the_replicas_being_copied(entry, leaders, followers):
+    found_leaders, found_followers = throttle_entries([entry])
+    assert found_leaders.get("t", set()) == leaders
+    assert found_followers.get("t", set()) == followers
