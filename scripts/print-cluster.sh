@@ -5,8 +5,13 @@ brokers=()
 zookeepers=()
 for container in $(docker ps --filter label=kafkaops.cluster=local --format '{{.Names}}' | sort); do
   address=$(docker inspect -f '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}' "$container")
-  brokers+=("$address:9092")
-  zookeepers+=("$address:2181")
+  # Only nodes that run the service: a spare node has neither until it joins.
+  if docker exec "$container" systemctl is-active --quiet zookeeper; then
+    zookeepers+=("$address:2181")
+  fi
+  if docker exec "$container" systemctl is-active --quiet 'kafka-broker-*'; then
+    brokers+=("$address:9092")
+  fi
 done
 echo
 echo "The cluster is up."
