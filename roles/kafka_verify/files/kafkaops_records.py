@@ -12,7 +12,7 @@ A record's key is the producer's key (UTF-8); its value is ASCII text of six fie
 - payload: the rest of the value; it may contain ``|``.
 
 Text with a separator keeps the value parseable inside the JVM with Spark's ``split`` and ``crc32``,
-so the verifier needs no Python UDF.
+so no record has to be parsed in Python.
 
 A manifest is what a producer run saw acknowledged, as JSON::
 
@@ -37,6 +37,8 @@ SEPARATOR = "|"
 FIELD_COUNT = 6
 MANIFEST_FORMAT = "kafkaops-manifest/1"
 CRC_MAX = 0xFFFFFFFF
+# Why a record is corrupt, in order of precedence; a reason's code is its position plus one (0: sound).
+CORRUPT_REASONS = ("unparseable", "key mismatch", "crc mismatch")
 # Length of a SHA-256 hex digest, the block the deterministic payload repeats.
 _DIGEST_CHARS = 64
 
@@ -160,7 +162,9 @@ def spark_parsed_columns(value, record_key):
     """Columns parsed from a binary value and key, in the JVM.
 
     Returns a dict of Columns: run_id, key, sequence (null unless the value parses), and
-    corrupt_reason (null for a sound record; else 'unparseable', 'key mismatch' or 'crc mismatch').
+    corrupt_reason (null for a sound record; else one of CORRUPT_REASONS); also the same facts in
+    compact form: identity (run id and key joined by the separator, null unless the value parses)
+    and reason_code (a byte: 0 for a sound record, else the position of the reason plus one).
     """
     from pyspark.sql import functions as F
 
@@ -176,8 +180,8 @@ def spark_parsed_columns(value, record_key):
     parsed = F.coalesce(
         (F.size(parts) == FIELD_COUNT)
         & (version == F.lit(FORMAT_VERSION))
-        & (F.length(run_id) > 0)
-        & (F.length(key) > 0)
+        & (run_id != F.lit(""))
+        & (key != F.lit(""))
         & sequence_ok
         & crc_ok_text,
         F.lit(False),
@@ -186,16 +190,26 @@ def spark_parsed_columns(value, record_key):
     crc_value = F.when(parsed, crc.cast("long"))
     key_matches = F.coalesce(record_key.cast("string") == key, F.lit(False))
     crc_matches = F.coalesce(F.crc32(payload.cast("binary")) == crc_value, F.lit(False))
+    unparseable, key_mismatch, crc_mismatch = CORRUPT_REASONS
     reason = (
-        F.when(~parsed, F.lit("unparseable"))
-        .when(~key_matches, F.lit("key mismatch"))
-        .when(~crc_matches, F.lit("crc mismatch"))
+        F.when(~parsed, F.lit(unparseable))
+        .when(~key_matches, F.lit(key_mismatch))
+        .when(~crc_matches, F.lit(crc_mismatch))
+    )
+    reason_code = (
+        F.when(~parsed, F.lit(1))
+        .when(~key_matches, F.lit(2))
+        .when(~crc_matches, F.lit(3))
+        .otherwise(F.lit(0))
+        .cast("byte")
     )
     return {
         "run_id": F.when(parsed, run_id),
         "key": F.when(parsed, key),
         "sequence": sequence_value,
         "corrupt_reason": reason,
+        "identity": F.when(parsed, F.concat(run_id, F.lit(SEPARATOR), key)),
+        "reason_code": reason_code,
     }
 
 
