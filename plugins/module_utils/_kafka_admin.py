@@ -12,6 +12,7 @@ from __future__ import absolute_import, division, print_function
 
 
 import os
+import threading
 import traceback
 
 try:
@@ -119,6 +120,71 @@ def admin_client(params):
         raise KafkaAdminError("could not connect to any of %s within %d s (%s): %s" % (
             ", ".join(settings["bootstrap_servers"]), params["request_timeout"],
             params["security_protocol"], describe_error(error)), "bootstrap_servers") from None
+
+
+class AdminClientPool:
+    """A connected admin client and, opened when first needed, more clients to the same cluster.
+
+    A broker handles the requests of one connection one at a time, and kafka-python keeps one
+    connection per broker and client: requests meant to be handled side by side need a client each.
+    """
+
+    def __init__(self, first, connect):
+        """first: a connected client (the caller keeps it and closes it); connect: opens another."""
+        self.first = first
+        self._connect = connect
+        self._more = []
+
+    def at_most(self, count):
+        """Up to count clients, the first one first; one that cannot connect is left out (fewer run at once)."""
+        wanted = max(count, 1) - 1 - len(self._more)
+        if wanted > 0:
+            opened = [None] * wanted
+
+            def open_one(index):
+                try:
+                    opened[index] = self._connect()
+                except Exception:  # pylint: disable=broad-except
+                    pass
+
+            run_side_by_side(open_one, range(wanted))
+            self._more.extend(client for client in opened if client is not None)
+        return [self.first] + self._more[:max(count, 1) - 1]
+
+    def close(self):
+        """Close the clients this pool opened (not the first)."""
+        for client in self._more:
+            close_quietly(client)
+        self._more = []
+
+
+def run_side_by_side(function, items):
+    """function(item) for every item, each in a thread of its own; the results in order of items.
+
+    The calls wait on the network, so threads run them at the same time. When any call raises, the
+    first one's exception is raised once all have finished.
+    """
+    items = list(items)
+    if len(items) == 1:
+        return [function(items[0])]
+    results = [None] * len(items)
+    failures = [None] * len(items)
+
+    def run(index):
+        try:
+            results[index] = function(items[index])
+        except Exception as error:  # pylint: disable=broad-except
+            failures[index] = error
+
+    threads = [threading.Thread(target=run, args=(index,)) for index in range(len(items))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for failure in failures:
+        if failure is not None:
+            raise failure
+    return results
 
 
 def describe_error(error):

@@ -6,9 +6,10 @@
 The first half is pure (plain dicts in, plain dicts out) and unit-tested: normalising the declared
 topics, checking them, and computing the difference from the cluster's state. The second half
 reads that state and applies a difference with a handful of batched admin requests, whatever the
-number of topics: one Metadata, one DescribeConfigs, then at most one CreateTopics,
-CreatePartitions, IncrementalAlterConfigs and DeleteTopics (each also sent once beforehand with
-validate_only, so the broker's own checks run before anything changes).
+number of topics: one Metadata, one DescribeConfigs, then at most one CreatePartitions,
+IncrementalAlterConfigs and DeleteTopics, and the topics to create in a few CreateTopics requests
+sent side by side (see create_batches). Each write is also sent beforehand with validate_only, so
+the brokers' own checks run before anything changes.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -28,9 +29,21 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin impo
     KafkaAdminError,
     describe_error,
     error_name,
+    run_side_by_side,
 )
 
 TOPIC_NAME = re.compile(r"^[a-zA-Z0-9._-]{1,249}$")
+# Topics to create go in up to CREATE_REQUESTS_AT_ONCE CreateTopics requests sent side by side, each
+# over a connection of its own (a broker handles one request per connection at a time), with at least
+# FEWEST_TOPICS_PER_REQUEST topics each. With ZooKeeper the controller writes a request's topics one
+# after another, a few ZooKeeper round trips each, and meanwhile starts the partitions of whatever
+# topics have appeared since its last round: LeaderAndIsr and UpdateMetadata to the brokers, which
+# cost each broker time in proportion to all the partitions it holds. For 1,000 topics one request
+# made about 950 such rounds, 4 at once about 190 and 8 about 15; 8 was no faster end to end than 4
+# (the brokers' own log creation is then the limit) and would occupy all of the controller's default
+# 8 request handler threads. Figures: docs/benchmarks.md.
+CREATE_REQUESTS_AT_ONCE = 4
+FEWEST_TOPICS_PER_REQUEST = 25
 # Set and cleared by the reassignment machinery; never reset by config_mode=replace.
 REPLACE_EXEMPT_KEYS = frozenset(["leader.replication.throttled.replicas", "follower.replication.throttled.replicas"])
 
@@ -243,11 +256,41 @@ def topics_needing_configs(desired, config_mode):
             if topic["state"] == "present" and (topic["config"] or config_mode == "replace")]
 
 
-def _create_request(changes):
+def create_batches(items, most=CREATE_REQUESTS_AT_ONCE, fewest=FEWEST_TOPICS_PER_REQUEST):
+    """items in order, split into at most `most` batches of nearly equal size and at least `fewest` items.
+
+    A list of lists; one batch when there are fewer than 2 * fewest items, none when there are none.
+    """
+    if not items:
+        return []
+    count = max(1, min(most, len(items) // max(fewest, 1)))
+    size, larger = divmod(len(items), count)
+    batches, start = [], 0
+    for index in range(count):
+        end = start + size + (1 if index < larger else 0)
+        batches.append(list(items[start:end]))
+        start = end
+    return batches
+
+
+def _create_request(items):
     return dict((item["name"], dict(
         num_partitions=item["partitions"] or -1,
         replication_factor=item["replication_factor"] or -1,
-        configs=item["config"])) for item in changes["create"])
+        configs=item["config"])) for item in items)
+
+
+def _create_topics(clients, items, timeout_ms, validate_only=False):
+    """CreateTopics for items, split into batches sent side by side; the responses, one per batch.
+
+    clients: an AdminClientPool; a batch goes over a client of its own.
+    """
+    connected = clients.at_most(len(create_batches(items)))
+    batches = create_batches(items, most=len(connected))
+    return run_side_by_side(
+        lambda index: connected[index].create_topics(_create_request(batches[index]), timeout_ms=timeout_ms,
+                                                     validate_only=validate_only, raise_errors=False),
+        range(len(batches)))
 
 
 def _field_of(name, desired, suffix):
@@ -293,13 +336,17 @@ def _config_resources(changes):
             for name, operations in sorted(changes["alter_configs"].items())]
 
 
-def validate_on_cluster(client, changes, desired, timeout_ms):
-    """Send every write with validate_only so the brokers check names, counts and configs first."""
+def validate_on_cluster(clients, changes, desired, timeout_ms):
+    """Send every write with validate_only so the brokers check names, counts and configs first.
+
+    clients: an AdminClientPool (the topics to create go in batches over several clients).
+    """
+    client = clients.first
     errors = []
     try:
         if changes["create"]:
-            _collect_create_errors(client.create_topics(_create_request(changes), timeout_ms=timeout_ms,
-                                                        validate_only=True, raise_errors=False), desired, errors)
+            for result in _create_topics(clients, changes["create"], timeout_ms, validate_only=True):
+                _collect_create_errors(result, desired, errors)
         if changes["add_partitions"]:
             _collect_partition_errors(client.create_partitions(dict(changes["add_partitions"]), timeout_ms=timeout_ms,
                                                                validate_only=True, raise_errors=False),
@@ -315,12 +362,16 @@ def validate_on_cluster(client, changes, desired, timeout_ms):
         raise TopicSpecError(errors[0].split(":", 1)[0], "; ".join(error.split(": ", 1)[1] for error in errors))
 
 
-def apply_changes(client, changes, desired, timeout_ms, wait=True):
-    """Carry out a validated difference; raises KafkaAdminError naming the topics that failed."""
+def apply_changes(clients, changes, desired, timeout_ms, wait=True):
+    """Carry out a validated difference; raises KafkaAdminError naming the topics that failed.
+
+    clients: an AdminClientPool, as for validate_on_cluster.
+    """
+    client = clients.first
     errors = []
     if changes["create"]:
-        _collect_create_errors(client.create_topics(_create_request(changes), timeout_ms=timeout_ms,
-                                                    raise_errors=False), desired, errors)
+        for result in _create_topics(clients, changes["create"], timeout_ms):
+            _collect_create_errors(result, desired, errors)
     if changes["add_partitions"]:
         _collect_partition_errors(client.create_partitions(dict(changes["add_partitions"]), timeout_ms=timeout_ms,
                                                            raise_errors=False), desired, errors)
