@@ -248,6 +248,10 @@ def _slow_replication(admin, brokers, name, rate):
             for resource in resources]
 
 
+# Kafka's default replication.quota.window.num x replication.quota.window.size.seconds, plus one.
+QUOTA_WINDOW_SECONDS = 12
+
+
 def _until(condition, seconds):
     """Poll condition() until it is true or seconds pass; returns how long it took, or None if it never was."""
     started = time.time()
@@ -306,6 +310,10 @@ def test_throttle_limits_the_rate(kafka, admin, loaded_topic):
     first = _replicas_of_first(admin, name)[0]
     second, third = [broker for broker in brokers if broker != first][:2]
     throttle = 1000000
+    # A broker measures a replication quota over up to 11 one-second windows (replication.quota.window.num),
+    # reaching back to the oldest throttled copy of that time: right after the cancel test's slow move the
+    # window spans about 10 s, and 6 MB would pass a 1 MB/s throttle as 0.6 MB/s, unthrottled. Let it lapse.
+    time.sleep(QUOTA_WINDOW_SECONDS)
     throttled = kafka("kafka_reassignment", plan=_plan([{"topic": name, "partition": 0, "replicas": [second]}]),
                       throttle=throttle, poll_interval=0.2)
     assert not throttled.failed and throttled["moved"] == 1, throttled.output
