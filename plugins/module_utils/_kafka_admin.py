@@ -229,3 +229,15 @@ def close_quietly(client):
         client.close()
     except Exception:  # pylint: disable=broad-except
         pass
+
+
+def forget_controller(client):
+    """Make the client ask again which broker is the controller before its next controller request.
+
+    kafka-python keeps the controller it found and asks again only when that broker answers
+    NOT_CONTROLLER. After the controller dies it goes on sending to the dead broker (connection
+    refused, then not ready) until its metadata ages out, 5 minutes later: a reassignment finished
+    meanwhile looked unfinished for those minutes.
+    """
+    if getattr(client, "_controller_id", None) is not None:
+        client._controller_id = None  # pylint: disable=protected-access

@@ -26,7 +26,11 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._cluster import (
     read_reassignments,
     read_topics,
 )
-from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin import KafkaAdminError, describe_error
+from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin import (
+    KafkaAdminError,
+    describe_error,
+    forget_controller,
+)
 
 BROKER_RATE_KEYS = ("leader.replication.throttled.rate", "follower.replication.throttled.rate")
 LEADER_LIST_KEY = "leader.replication.throttled.replicas"
@@ -439,7 +443,9 @@ def execute(client, pending, throttle_rate, max_moves_per_broker, timeout, poll_
                     complete = finished(client, waiting)
                 except Exception as error:  # pylint: disable=broad-except
                     # A busy or restarting broker may not answer one poll; the timeout still bounds the wait.
+                    # The controller may be the broker that died: find it again for the next poll.
                     last_error = describe_error(error)
+                    forget_controller(client)
                     complete = []
                 if complete:
                     done.extend(complete)

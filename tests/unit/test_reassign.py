@@ -91,3 +91,15 @@ def test_throttle_entries_cover_exactly_the_replicas_being_copied(entry, leaders
     found_leaders, found_followers = throttle_entries([entry])
     assert found_leaders.get("t", set()) == leaders
     assert found_followers.get("t", set()) == followers
+
+
+def test_forget_controller_makes_the_client_ask_again():
+    from types import SimpleNamespace
+
+    from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin import forget_controller
+
+    client = SimpleNamespace(_controller_id=1)
+    forget_controller(client)
+    assert client._controller_id is None
+    forget_controller(client)
+    assert client._controller_id is None

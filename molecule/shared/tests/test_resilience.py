@@ -78,6 +78,8 @@ if os.environ.get("MOLECULE_SCENARIO_NAME") == "resilience":
             "first_run_failed": bool(move["first_run"].get("failed")),
             "moved": finished["moved"],
             "reassignment_seconds": finished["elapsed"],
+            # Partitions done against seconds: shows whether the broker's death held up one partition or all.
+            "reassignment_progress": finished.get("progress"),
             "bytes_to_move": finished.get("bytes_to_move"),
             "throttle": move["throttle"],
             "zookeeper_outage": _saved("zookeeper-outage.json"),
