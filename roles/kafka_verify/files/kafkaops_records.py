@@ -190,19 +190,17 @@ def spark_parsed_columns(value, record_key):
     crc_value = F.when(parsed, crc.cast("long"))
     key_matches = F.coalesce(record_key.cast("string") == key, F.lit(False))
     crc_matches = F.coalesce(F.crc32(payload.cast("binary")) == crc_value, F.lit(False))
-    unparseable, key_mismatch, crc_mismatch = CORRUPT_REASONS
-    reason = (
+    # One precedence, written once: the code is the reason's position in CORRUPT_REASONS plus one.
+    unparseable, key_mismatch, crc_mismatch = range(1, len(CORRUPT_REASONS) + 1)
+    reason_code = (
         F.when(~parsed, F.lit(unparseable))
         .when(~key_matches, F.lit(key_mismatch))
         .when(~crc_matches, F.lit(crc_mismatch))
-    )
-    reason_code = (
-        F.when(~parsed, F.lit(1))
-        .when(~key_matches, F.lit(2))
-        .when(~crc_matches, F.lit(3))
         .otherwise(F.lit(0))
         .cast("byte")
     )
+    reason_names = F.array(*[F.lit(name) for name in CORRUPT_REASONS])
+    reason = F.when(reason_code > 0, F.element_at(reason_names, reason_code.cast("int")))
     return {
         "run_id": F.when(parsed, run_id),
         "key": F.when(parsed, key),

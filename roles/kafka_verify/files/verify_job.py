@@ -35,6 +35,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from kafkaops_records import (  # noqa: E402
     CORRUPT_REASONS,
+    SEPARATOR,
     ManifestError,
     manifest_ranges,
     parse_client_options,
@@ -334,7 +335,7 @@ class PartitionScan:
         return ids
 
     def _identity(self, number):
-        run_id, key = self.names[number].split("|", 1)
+        run_id, key = self.names[number].split(SEPARATOR, 1)
         return run_id, key
 
     def add(self, offsets, codes, names, sequences, reasons):
