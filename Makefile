@@ -96,8 +96,13 @@ sanity: $(SANITY_VENV)/.installed
 unit: venv collection
 	python -m pytest -q tests/unit
 
+# Each scenario's log is kept in .cache/logs; after a failure, what failed is printed last, below the teardown.
 molecule: prerequisites
-	for scenario in $(SCENARIOS); do molecule test -s $$scenario || exit 1; done
+	mkdir -p .cache/logs
+	for scenario in $(SCENARIOS); do \
+	  molecule test -s $$scenario 2>&1 | tee .cache/logs/molecule-$$scenario.log \
+	    || { python scripts/failure-summary.py .cache/logs/molecule-$$scenario.log; exit 1; }; \
+	done
 
 build: venv
 	ansible-galaxy collection build --force --output-path .cache/build

@@ -45,6 +45,19 @@ def _expected_broker_ids():
     return sorted(instance[0] for name in BROKER_HOSTS for instance in _instances(name))
 
 
+def _ask_zookeeper(node, word, answered):
+    """A four-letter word's answer from the node's ZooKeeper. A node busy after a restart (or sharing two
+    cores with a Spark job) can take more than a second to answer: wait for it, and ask a few times
+    before counting it out. Returns the last answer, empty if there was none."""
+    output = ""
+    for _attempt in range(5):
+        output = node.run("echo %s | nc -q 3 -w 10 127.0.0.1 2181" % word).stdout
+        if answered(output):
+            break
+        time.sleep(2)
+    return output
+
+
 def test_zookeeper_runs_and_answers_ruok(host):
     if host.backend.host not in ZOOKEEPER_HOSTS:
         assert not host.service("zookeeper").is_running
@@ -52,7 +65,7 @@ def test_zookeeper_runs_and_answers_ruok(host):
     assert host.service("zookeeper").is_running
     assert host.service("zookeeper").is_enabled
     assert host.socket("tcp://0.0.0.0:2181").is_listening
-    assert host.run("echo ruok | nc -q 1 127.0.0.1 2181").stdout.strip() == "imok"
+    assert _ask_zookeeper(host, "ruok", lambda answer: answer.strip() == "imok").strip() == "imok"
 
 
 def test_brokers_run_and_listen(host):
@@ -75,14 +88,8 @@ def test_ensemble_has_exactly_one_leader():
     for name in ZOOKEEPER_HOSTS:
         node = testinfra.get_host(name, ansible_inventory=os.environ["MOLECULE_INVENTORY_FILE"],
                                   connection="ansible")
-        # A busy node can take more than a second to answer; ask again a few times before counting it out.
-        for _attempt in range(5):
-            output = node.run("echo srvr | nc -q 3 -w 10 127.0.0.1 2181").stdout
-            answered = [line.split(":", 1)[1].strip() for line in output.splitlines() if line.startswith("Mode:")]
-            if answered:
-                modes.extend(answered)
-                break
-            time.sleep(2)
+        output = _ask_zookeeper(node, "srvr", lambda answer: "Mode:" in answer)
+        modes.extend(line.split(":", 1)[1].strip() for line in output.splitlines() if line.startswith("Mode:"))
     assert len(modes) == len(ZOOKEEPER_HOSTS)
     expected = ["standalone"] if len(ZOOKEEPER_HOSTS) == 1 else ["leader"]
     assert [mode for mode in modes if mode in ("leader", "standalone")] == expected
@@ -133,6 +140,10 @@ def test_topic_on_every_broker_takes_acks_all_records_and_returns_them():
             assert sorted(partition["isr_nodes"]) == sorted(partition["replica_nodes"])
     finally:
         admin.delete_topics([topic])
+        # The checks that follow read the whole cluster: wait until the topic is gone, not only marked.
+        deadline = time.monotonic() + 60
+        while topic in admin.list_topics() and time.monotonic() < deadline:
+            time.sleep(1)
         admin.close()
 
 

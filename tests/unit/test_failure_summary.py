@@ -1,0 +1,54 @@
+"""scripts/failure-summary.py finds what failed in a Molecule log, as Molecule frames and colours it."""
+
+import importlib.util
+import os
+
+import pytest
+
+SCRIPT = os.path.join(os.path.dirname(__file__), "..", "..", "scripts", "failure-summary.py")
+SPEC = importlib.util.spec_from_file_location("failure_summary", SCRIPT)
+failure_summary = importlib.util.module_from_spec(SPEC)
+SPEC.loader.exec_module(failure_summary)
+
+BAR = "  \x1b[2m\x1b[31m\u2502\x1b[0m "
+
+
+def _framed(*lines):
+    return "\n".join(BAR + "\x1b[31m" + line + "\x1b[0m" for line in lines) + "\n"
+
+
+def _summary(tmp_path, capsys, text):
+    log = tmp_path / "molecule.log"
+    log.write_text(text, encoding="utf-8")
+    failure_summary.main(str(log))
+    return capsys.readouterr().out.splitlines()[1:]
+
+
+def test_a_failed_task_is_named_and_its_wrapped_message_joined(tmp_path, capsys):
+    text = _framed("TASK [Wait for the reassignment to end]", "  *****",
+                   'fatal: [localhost]: FAILED! => {"changed": false,', '  "msg": "broker 5 is not',
+                   '  a live broker"}', "", "PLAY RECAP")
+    assert _summary(tmp_path, capsys, text) == [
+        'TASK [Wait for the reassignment to end] fatal: [localhost]: FAILED! => {"changed": false, '
+        '"msg": "broker 5 is not a live broker"}']
+
+
+def test_an_ignored_failure_is_left_out(tmp_path, capsys):
+    text = _framed("TASK [Try to execute the plan]", 'fatal: [localhost]: FAILED! => {"msg": "refused"}',
+                   "...ignoring", "TASK [Read the replicas after]")
+    assert _summary(tmp_path, capsys, text) == ["no failed task or test found in the log; see the lines above"]
+
+
+@pytest.mark.parametrize("line", [
+    "FAILED ../shared/tests/test_cluster.py::test_zookeeper_runs_and_answers_ruok[ansible://kafkaops-res2] - assert",
+    "ERROR ../shared/tests/test_resilience.py::test_print_the_figures - FileNotFoundError: verify-report.json",
+])
+def test_pytest_summary_lines_are_kept(tmp_path, capsys, line):
+    text = _framed("collected 21 items", "FAILED - RETRYING: [localhost]: Wait until partitions are moving", line)
+    assert _summary(tmp_path, capsys, text) == [line]
+
+
+def test_long_lines_are_cut(tmp_path, capsys):
+    text = _framed("FAILED a.py::test_b - " + "x" * 1000)
+    (line,) = _summary(tmp_path, capsys, text)
+    assert len(line) == failure_summary.WIDEST_LINE + len(" ...")
