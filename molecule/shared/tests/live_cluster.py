@@ -1,6 +1,7 @@
 """Reads of a live cluster shared by the scenario checks that follow a reassignment (scale-out, resilience)."""
 
 import os
+import time
 
 import testinfra.utils.ansible_runner
 from kafka.admin import ConfigResource, ConfigResourceType, KafkaAdminClient
@@ -55,3 +56,17 @@ def throttle_configs_left(servers, brokers, topics):
         admin.close()
     return ["%s %s %s" % (kind, name, key) for kind, entries in described.items()
             for name, configs in entries.items() for key in configs if "throttled" in key]
+
+
+def settled(read, holds, timeout=120, interval=2):
+    """The first reading for which holds(reading) is true, or the last one after timeout seconds.
+
+    Metadata right after a restart or a change (ISRs, live brokers, settings) can lag for a while on a
+    loaded machine; a state that lasts is still caught, because the caller asserts on what this returns.
+    """
+    deadline = time.monotonic() + timeout
+    reading = read()
+    while not holds(reading) and time.monotonic() < deadline:
+        time.sleep(interval)
+        reading = read()
+    return reading

@@ -14,6 +14,7 @@ import testinfra.utils.ansible_runner
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.admin import ConfigResource, ConfigResourceType, KafkaAdminClient, NewTopic
 from kazoo.client import KazooClient
+from live_cluster import settled
 
 RUNNER = testinfra.utils.ansible_runner.AnsibleRunner(os.environ["MOLECULE_INVENTORY_FILE"])
 SCENARIO = os.environ.get("MOLECULE_SCENARIO_NAME", "")
@@ -100,7 +101,9 @@ def test_every_broker_is_registered_in_zookeeper():
     client = KazooClient(hosts=",".join("%s:2181" % _address(name) for name in ZOOKEEPER_HOSTS), timeout=10)
     client.start(timeout=30)
     try:
-        registered = sorted(int(child) for child in client.get_children("/brokers/ids"))
+        # A broker that has just restarted registers again when its ZooKeeper session is up.
+        registered = settled(lambda: sorted(int(child) for child in client.get_children("/brokers/ids")),
+                             lambda found: found == _expected_broker_ids())
     finally:
         client.stop()
         client.close()
@@ -112,9 +115,11 @@ def test_topic_on_every_broker_takes_acks_all_records_and_returns_them():
     topic = "molecule-check-%s" % uuid.uuid4().hex[:8]
     admin = KafkaAdminClient(bootstrap_servers=_bootstrap(), request_timeout_ms=30000)
     try:
+        # Write only once every partition has a leader; the producer then retries until its delivery timeout.
         admin.create_topics([NewTopic(topic, num_partitions=3, replication_factor=broker_count)])
+        admin.wait_for_topics([topic], timeout_ms=60000)
         sent = [("key-%d" % number, "value-%d" % number) for number in range(300)]
-        producer = KafkaProducer(bootstrap_servers=_bootstrap(), acks="all", retries=5)
+        producer = KafkaProducer(bootstrap_servers=_bootstrap(), acks="all")
         futures = [producer.send(topic, key=key.encode(), value=value.encode()) for key, value in sent]
         producer.flush(60)
         metadata = [future.get(timeout=60) for future in futures]
@@ -122,7 +127,7 @@ def test_topic_on_every_broker_takes_acks_all_records_and_returns_them():
         assert len(metadata) == len(sent)
 
         consumer = KafkaConsumer(bootstrap_servers=_bootstrap(), auto_offset_reset="earliest",
-                                 enable_auto_commit=False, consumer_timeout_ms=15000)
+                                 enable_auto_commit=False, consumer_timeout_ms=60000)
         partitions = [TopicPartition(topic, number) for number in range(3)]
         consumer.assign(partitions)
         consumer.seek_to_beginning(*partitions)
@@ -134,7 +139,9 @@ def test_topic_on_every_broker_takes_acks_all_records_and_returns_them():
         consumer.close()
         assert sorted(received) == sorted(sent)
 
-        description = admin.describe_topics([topic])[0]
+        description = settled(lambda: admin.describe_topics([topic])[0],
+                              lambda found: all(sorted(partition["isr_nodes"]) == sorted(partition["replica_nodes"])
+                                                for partition in found["partitions"]))
         for partition in description["partitions"]:
             assert len(partition["replica_nodes"]) == broker_count
             assert sorted(partition["isr_nodes"]) == sorted(partition["replica_nodes"])

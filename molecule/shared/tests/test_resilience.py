@@ -8,8 +8,8 @@ import json
 import os
 
 if os.environ.get("MOLECULE_SCENARIO_NAME") == "resilience":
-    from live_cluster import (bootstrap, describe, inventory_hosts, replica_and_leader_counts, throttle_configs_left,
-                              under_replicated)
+    from live_cluster import (bootstrap, describe, inventory_hosts, replica_and_leader_counts, settled,
+                              throttle_configs_left, under_replicated)
 
     RUNNER, HOSTS = inventory_hosts("kafka_broker", "new_broker")
     FOLDER = os.environ["MOLECULE_EPHEMERAL_DIRECTORY"]
@@ -36,7 +36,7 @@ if os.environ.get("MOLECULE_SCENARIO_NAME") == "resilience":
         finished = move["rerun"] or move["first_run"]
         assert not finished.get("failed"), finished.get("msg")
         assert finished["moved"] > 0
-        brokers, partitions = describe(bootstrap(HOSTS), [TOPIC])
+        brokers, partitions = settled(lambda: describe(bootstrap(HOSTS), [TOPIC]), lambda found: found[0] == TARGETS)
         assert brokers == TARGETS
         replicas, leaders = replica_and_leader_counts(partitions, TARGETS)
         total = sum(replicas.values())
@@ -50,7 +50,7 @@ if os.environ.get("MOLECULE_SCENARIO_NAME") == "resilience":
             assert move["rerun"] and not move["rerun"].get("failed")
         else:
             assert move["rerun"] is None
-        assert throttle_configs_left(bootstrap(HOSTS), TARGETS, [TOPIC]) == []
+        assert settled(lambda: throttle_configs_left(bootstrap(HOSTS), TARGETS, [TOPIC]), lambda left: left == []) == []
 
     def test_a_plan_for_a_dead_broker_was_refused_naming_it():
         assert "broker 5 is not a live broker" in _saved("refusal.json")["msg"]
@@ -61,10 +61,14 @@ if os.environ.get("MOLECULE_SCENARIO_NAME") == "resilience":
         assert outage["steady_records_while_down"] > 0
 
     def test_nothing_is_under_replicated_or_offline():
-        unused, partitions = describe(bootstrap(HOSTS), None)
+        # The Spark job has just shared the two cores with every broker: give ISRs time to settle.
+        unused, partitions = settled(lambda: describe(bootstrap(HOSTS), None), lambda found: _healthy(found[1]))
         assert partitions
         assert under_replicated(partitions) == []
         assert all(partition["leader_id"] >= 0 for unused, partition in partitions)
+
+    def _healthy(partitions):
+        return under_replicated(partitions) == [] and all(entry[1]["leader_id"] >= 0 for entry in partitions)
 
     def test_print_the_figures():
         report, move = _saved("verify-report.json"), _saved("reassignment.json")

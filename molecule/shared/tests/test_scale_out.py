@@ -8,8 +8,8 @@ import os
 from kafka import KafkaConsumer, TopicPartition
 
 if os.environ.get("MOLECULE_SCENARIO_NAME") == "scale-out":
-    from live_cluster import (bootstrap, describe, inventory_hosts, replica_and_leader_counts, throttle_configs_left,
-                              under_replicated)
+    from live_cluster import (bootstrap, describe, inventory_hosts, replica_and_leader_counts, settled,
+                              throttle_configs_left, under_replicated)
 
     RUNNER, HOSTS = inventory_hosts("kafka_broker", "new_broker")
     FOLDER = os.environ["MOLECULE_EPHEMERAL_DIRECTORY"]
@@ -26,18 +26,21 @@ if os.environ.get("MOLECULE_SCENARIO_NAME") == "scale-out":
         assert counts[4] > 0 and counts[5] > 0
 
     def test_preferred_leaders_are_balanced_and_lead():
-        unused, partitions = describe(bootstrap(HOSTS), MOVED)
+        unused, partitions = settled(lambda: describe(bootstrap(HOSTS), MOVED),
+                                     lambda found: all(partition["leader_id"] == partition["replica_nodes"][0]
+                                                       for unused, partition in found[1]))
         unused, leaders = replica_and_leader_counts(partitions, TARGETS)
         assert all(partition["leader_id"] == partition["replica_nodes"][0] for unused, partition in partitions)
         assert max(leaders.values()) - min(leaders.values()) <= 1, leaders
 
     def test_no_partition_is_under_replicated():
-        unused, partitions = describe(bootstrap(HOSTS), None)
+        unused, partitions = settled(lambda: describe(bootstrap(HOSTS), None),
+                                     lambda found: under_replicated(found[1]) == [])
         assert partitions
         assert under_replicated(partitions) == []
 
     def test_no_throttle_is_left_on_any_broker_or_topic():
-        assert throttle_configs_left(bootstrap(HOSTS), TARGETS, MOVED) == []
+        assert settled(lambda: throttle_configs_left(bootstrap(HOSTS), TARGETS, MOVED), lambda left: left == []) == []
 
     def test_the_plan_moved_the_fewest_replicas():
         with open(os.path.join(FOLDER, "reassignment-summary.json")) as handle:
