@@ -242,7 +242,7 @@ def _slow_replication(admin, brokers, name, rate):
     assert all(result in (None, "OK", 0) for results in outcome.values() for result in results.values()), outcome
     # Each broker learns of a config change from ZooKeeper a moment later; until then it copies at full speed.
     wanted = 2 * len(brokers) + 2
-    assert _until(lambda: len(_throttle_configs(admin, [name])) == wanted, 10) is not None, \
+    assert _until(lambda: len(_throttle_configs(admin, [name])) == wanted, 30) is not None, \
         _throttle_configs(admin, [name])
     return [ConfigResource(resource.resource_type, resource.name, {key: ("DELETE", None) for key in resource.configs})
             for resource in resources]
@@ -275,7 +275,7 @@ def test_cancel_puts_a_move_in_flight_back(kafka, admin, loaded_topic):
         assert not started.failed and started.changed and started["partitions"] == [name + "-0"], started.output
         assert _ongoing(admin, name).get(0, {}).get("adding_replicas") == [added], _ongoing(admin, name)
         # Held in flight: the new copy exists but lags far behind the others.
-        assert _until(lambda: added in _copies(admin, name), 10) is not None, _copies(admin, name)
+        assert _until(lambda: added in _copies(admin, name), 30) is not None, _copies(admin, name)
         copies = _copies(admin, name)
         assert copies[added] < copies[original[0]] // 2, copies
 
@@ -288,7 +288,7 @@ def test_cancel_puts_a_move_in_flight_back(kafka, admin, loaded_topic):
         assert not cancelled.failed and cancelled.changed, cancelled.output
         assert cancelled["partitions"] == cancelled["cancelled"] == predicted["partitions"]
         assert _ongoing(admin, name) == {}
-        reverted = _until(lambda: _replicas_of_first(admin, name) == original, 10)
+        reverted = _until(lambda: _replicas_of_first(admin, name) == original, 30)
         assert reverted is not None, "replicas %s, not back to %s" % (_replicas_of_first(admin, name), original)
         emptied = _until(lambda: added not in _copies(admin, name), 30)
         assert emptied is not None, "broker %d still holds a copy: %s" % (added, _copies(admin, name))
@@ -301,7 +301,7 @@ def test_cancel_puts_a_move_in_flight_back(kafka, admin, loaded_topic):
         assert _replicas_of_first(admin, name) == original and _ongoing(admin, name) == {}
     finally:
         admin.alter_configs(reset, raise_on_unknown=False, incremental=True)
-    assert _until(lambda: _throttle_configs(admin, [name]) == {}, 10) is not None, _throttle_configs(admin, [name])
+    assert _until(lambda: _throttle_configs(admin, [name]) == {}, 30) is not None, _throttle_configs(admin, [name])
 
 
 def test_throttle_limits_the_rate(kafka, admin, loaded_topic):
@@ -322,7 +322,7 @@ def test_throttle_limits_the_rate(kafka, admin, loaded_topic):
                  poll_interval=0.2)
     assert not free.failed and free["moved"] == 1, free.output
     assert _replicas_of_first(admin, name) == [third]
-    assert _until(lambda: _throttle_configs(admin, [name]) == {}, 10) is not None, _throttle_configs(admin, [name])
+    assert _until(lambda: _throttle_configs(admin, [name]) == {}, 30) is not None, _throttle_configs(admin, [name])
 
     figures = "throttled: %s bytes in %s s (%s B/s, expected at least %s s); unthrottled: %s bytes in %s s (%s B/s)" % (
         throttled["bytes_to_move"], throttled["elapsed"], throttled["rate"], throttled["expected_seconds"],

@@ -54,7 +54,7 @@ def read_partition(bootstrap_servers, topic, partition, count):
     """The first count records (key, value) of a partition."""
     from kafka import KafkaConsumer, TopicPartition
 
-    consumer = KafkaConsumer(bootstrap_servers=bootstrap_servers, enable_auto_commit=False, consumer_timeout_ms=10000)
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap_servers, enable_auto_commit=False, consumer_timeout_ms=30000)
     try:
         where = TopicPartition(topic, partition)
         consumer.assign([where])

@@ -63,7 +63,7 @@ if os.environ.get("MOLECULE_SCENARIO_NAME") == "scale-out":
 
     def test_every_record_written_before_the_move_is_still_readable():
         consumer = KafkaConsumer(bootstrap_servers=bootstrap(HOSTS), enable_auto_commit=False,
-                                 consumer_timeout_ms=20000)
+                                 consumer_timeout_ms=60000)
         partitions = [TopicPartition("clicks", number) for number in range(8)]
         consumer.assign(partitions)
         consumer.seek_to_beginning(*partitions)
