@@ -52,11 +52,11 @@ DEMO_DIR := $(CURDIR)/.cache/demo
 # A new seed per run writes new records, so the demo can be run again on the same cluster.
 demo: prerequisites
 	mkdir -p $(DEMO_DIR)
-	ansible-playbook playbooks/local-containers.yml
+	ansible-playbook playbooks/local_containers.yml
 	ansible-playbook -i inventories/local playbooks/site.yml
 	ansible-playbook -i inventories/local playbooks/produce.yml -e topic=orders -e records=200000 \
 	  -e seed=$$(date +%s) -e manifest=$(DEMO_DIR)/orders-manifest.json -e spark_master='local[2]'
-	ansible-playbook -i inventories/local playbooks/scale-out.yml -e broker_list=1,2,3,4 \
+	ansible-playbook -i inventories/local playbooks/scale_out.yml -e broker_list=1,2,3,4 \
 	  -e '{"topics": ["orders", "myTopic"]}' -e reassignment_throttle=10485760 \
 	  -e plan_file=$(DEMO_DIR)/reassignment-plan.json
 	ansible-playbook -i inventories/local playbooks/verify.yml -e manifests=$(DEMO_DIR)/orders-manifest.json \
@@ -111,7 +111,7 @@ test: lint unit build molecule
 	@echo "make test: all passed"
 
 clean:
-	-$(BIN)/ansible-playbook playbooks/local-containers.yml -e local_containers_state=absent 2>/dev/null
+	-$(BIN)/ansible-playbook playbooks/local_containers.yml -e local_containers_state=absent 2>/dev/null
 	-for scenario in $(SCENARIOS); do $(BIN)/molecule destroy -s $$scenario >/dev/null 2>&1; done
 	-docker ps -aq --filter label=kafkaops.cluster | xargs -r docker rm -f
 	-docker network ls -q --filter label=kafkaops.cluster | xargs -r docker network rm
