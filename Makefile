@@ -20,7 +20,7 @@ help:
 	@echo "make test    lint, unit tests and every Molecule scenario (what CI runs)"
 	@echo "make clean   remove the containers, networks and volumes the project started"
 
-$(VENV)/.installed: requirements.txt requirements-dev.txt
+$(VENV)/.installed: requirements.txt requirements-verify.txt requirements-dev.txt
 	python3 -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -r requirements-dev.txt
