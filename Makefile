@@ -66,6 +66,8 @@ demo: prerequisites
 lint: venv collection
 	ruff check plugins tests bench scripts roles/kafka_verify/files molecule
 	ansible-lint --profile production
+	@# Run from the collection's own path, where it finds the collection the way ansible-doc does.
+	cd $(COLLECTION_LINK) && antsibull-docs lint-collection-docs --plugin-docs .
 	$(MAKE) --no-print-directory sanity
 
 # ansible-test needs the collection at a path ending in ansible_collections/<ns>/<name>, outside
