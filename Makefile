@@ -13,7 +13,7 @@ export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.cache/collections
 COLLECTION_LINK := .cache/collections/ansible_collections/kafkaops/cluster
 SCENARIOS := default multi-broker cluster scale-out resilience
 
-.PHONY: help venv collection engine image archive prerequisites demo lint sanity unit molecule test clean build
+.PHONY: help venv collection engine image archive prerequisites demo lint sanity unit changelog molecule test clean build
 
 help:
 	@echo "make demo    a 3-node ZooKeeper + Kafka cluster in local containers, grown to 4 brokers, verified"
@@ -66,6 +66,7 @@ demo: prerequisites
 lint: venv collection
 	ruff check plugins tests bench scripts roles/kafka_verify/files molecule
 	ansible-lint --profile production
+	antsibull-changelog lint
 	@# Run from the collection's own path, where it finds the collection the way ansible-doc does.
 	cd $(COLLECTION_LINK) && antsibull-docs lint-collection-docs --plugin-docs .
 	$(MAKE) --no-print-directory sanity
@@ -105,6 +106,22 @@ molecule: prerequisites
 	  molecule test -s $$scenario 2>&1 | tee .cache/logs/molecule-$$scenario.log \
 	    || { python scripts/failure-summary.py .cache/logs/molecule-$$scenario.log; exit 1; }; \
 	done
+
+# antsibull-changelog writes CHANGELOG.md only when a version is released; this renders the coming
+# version's notes from the fragments in a throwaway copy, so they can be read before the release.
+# The copy lies outside this work tree: inside it, antsibull-changelog lists the collection's files
+# with git, which ignores .cache, and would find no plugins.
+CHANGELOG_ROOT := $(or $(TMPDIR),/tmp)/kafkaops-changelog
+changelog: venv
+	rm -rf $(CHANGELOG_ROOT) && mkdir -p $(CHANGELOG_ROOT)/ansible_collections/kafkaops/cluster .cache/changelog
+	git ls-files -z --cached --others --exclude-standard \
+	  | xargs -0 cp --parents -t $(CHANGELOG_ROOT)/ansible_collections/kafkaops/cluster
+	cd $(CHANGELOG_ROOT)/ansible_collections/kafkaops/cluster && \
+	  ANSIBLE_COLLECTIONS_PATH=$(CHANGELOG_ROOT) antsibull-changelog release --date $$(date +%F) \
+	    --version $$(sed -n 's/^version: *//p' galaxy.yml)
+	cp $(CHANGELOG_ROOT)/ansible_collections/kafkaops/cluster/CHANGELOG.md .cache/changelog/CHANGELOG.md
+	rm -rf $(CHANGELOG_ROOT)
+	@echo "the coming version's notes: .cache/changelog/CHANGELOG.md"
 
 build: venv
 	ansible-galaxy collection build --force --output-path .cache/build
