@@ -13,7 +13,7 @@ export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.cache/collections
 COLLECTION_LINK := .cache/collections/ansible_collections/kafkaops/cluster
 SCENARIOS := default multi-broker cluster scale-out resilience
 
-.PHONY: help venv collection engine image archive prerequisites demo lint sanity unit changelog molecule test clean build
+.PHONY: help venv collection engine image archive prerequisites demo lint sanity unit artifact changelog molecule test clean
 
 help:
 	@echo "make demo    a 3-node ZooKeeper + Kafka cluster in local containers, grown to 4 brokers, verified"
@@ -107,6 +107,11 @@ molecule: prerequisites
 	    || { python scripts/failure-summary.py .cache/logs/molecule-$$scenario.log; exit 1; }; \
 	done
 
+# The tarball a user installs, checked apart from the repository (see the script); the installed copy
+# stays in .cache/installed.
+artifact: venv
+	python scripts/check-artifact.py
+
 # antsibull-changelog writes CHANGELOG.md only when a version is released; this renders the coming
 # version's notes from the fragments in a throwaway copy, so they can be read before the release.
 # The copy lies outside this work tree: inside it, antsibull-changelog lists the collection's files
@@ -123,10 +128,7 @@ changelog: venv
 	rm -rf $(CHANGELOG_ROOT)
 	@echo "the coming version's notes: .cache/changelog/CHANGELOG.md"
 
-build: venv
-	ansible-galaxy collection build --force --output-path .cache/build
-
-test: lint unit build molecule
+test: lint unit artifact molecule
 	@echo "make test: all passed"
 
 clean:
