@@ -194,7 +194,9 @@ def loaded_topic(kafka, bootstrap_servers):
 
     def make(replication_factor, megabytes):
         name = "it-load-%s" % uuid.uuid4().hex[:8]
-        created = kafka("kafka_topic", name=name, partitions=1, replication_factor=replication_factor)
+        # acks=all below works on a cluster whose brokers require more in-sync replicas than this topic has.
+        created = kafka("kafka_topic", name=name, partitions=1, replication_factor=replication_factor,
+                        config={"min.insync.replicas": 1})
         assert created.changed, created.output
         made.append(name)
         producer = KafkaProducer(bootstrap_servers=bootstrap_servers, acks="all", linger_ms=20)
