@@ -8,7 +8,7 @@ from __future__ import absolute_import, division, print_function
 
 DOCUMENTATION = r"""
 ---
-module: zookeeper_status
+module: zookeeper_info
 short_description: Read the state of one ZooKeeper node through its four-letter words
 version_added: "0.1.0"
 description:
@@ -18,6 +18,8 @@ description:
     is known), or fails when O(timeout) runs out.
   - Needs only the Python standard library on the host it runs on.
   - The node must allow the words in C(4lw.commands.whitelist).
+  - This module was called C(kafkaops.cluster.zookeeper_status); that name still works, with a
+    deprecation warning, until version 2.0.0.
 author:
   - kafkaops.cluster developers (@kafkaops)
 options:
@@ -52,7 +54,7 @@ attributes:
 
 EXAMPLES = r"""
 - name: Wait until ZooKeeper serves clients
-  kafkaops.cluster.zookeeper_status:
+  kafkaops.cluster.zookeeper_info:
     port: 2181
     wait: true
     timeout: 120
