@@ -27,11 +27,11 @@ options:
     type: str
     default: 127.0.0.1
   port:
-    description: Port of the broker listener to ask.
+    description: Port of the broker listener to ask, from 1 to 65535.
     type: int
     required: true
   broker_id:
-    description: The id that must appear among the registered brokers.
+    description: The id that must appear among the registered brokers; 0 or more.
     type: int
     required: true
   in_sync:
@@ -39,7 +39,7 @@ options:
     type: bool
     default: false
   timeout:
-    description: Seconds to wait in all.
+    description: Seconds to wait in all; at least 1.
     type: int
     default: 120
 attributes:
@@ -100,6 +100,14 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_wire impor
     fetch_metadata,
     summarize,
 )
+from ansible_collections.kafkaops.cluster.plugins.module_utils._option_limits import (
+    PORT,
+    NumberLimit,
+    OptionValueError,
+    check_limits,
+)
+
+LIMITS = dict(port=PORT, broker_id=NumberLimit(minimum=0), timeout=NumberLimit(minimum=1))
 
 
 def describe_wait(summary, broker_id, in_sync):
@@ -129,8 +137,10 @@ def main():
         supports_check_mode=True,
     )
     params = module.params
-    if params["timeout"] <= 0:
-        module.fail_json(msg="timeout: must be a positive number of seconds, got %d" % params["timeout"])
+    try:
+        check_limits(params, LIMITS)
+    except OptionValueError as error:
+        module.fail_json(msg=str(error), field=error.field)
 
     started = time.monotonic()
     last_problem = None

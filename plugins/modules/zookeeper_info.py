@@ -28,7 +28,7 @@ options:
     type: str
     default: 127.0.0.1
   port:
-    description: Client port of the ZooKeeper node.
+    description: Client port of the ZooKeeper node, from 1 to 65535.
     type: int
     default: 2181
   wait:
@@ -36,7 +36,9 @@ options:
     type: bool
     default: false
   timeout:
-    description: Seconds to wait in all when O(wait=true); seconds per request otherwise.
+    description:
+      - Seconds to wait in all when O(wait=true); seconds per request otherwise.
+      - At least 1.
     type: int
     default: 60
   metrics:
@@ -93,6 +95,12 @@ metrics:
 import time
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.kafkaops.cluster.plugins.module_utils._option_limits import (
+    PORT,
+    NumberLimit,
+    OptionValueError,
+    check_limits,
+)
 from ansible_collections.kafkaops.cluster.plugins.module_utils._zookeeper_words import (
     ZooKeeperWordError,
     parse_mntr,
@@ -101,6 +109,7 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._zookeeper_words 
 )
 
 SERVING_MODES = ("leader", "follower", "standalone", "observer")
+LIMITS = dict(port=PORT, timeout=NumberLimit(minimum=1))
 
 
 def read_node(host, port, timeout, with_metrics):
@@ -123,8 +132,10 @@ def main():
         supports_check_mode=True,
     )
     params = module.params
-    if params["timeout"] <= 0:
-        module.fail_json(msg="timeout: must be a positive number of seconds, got %d" % params["timeout"])
+    try:
+        check_limits(params, LIMITS)
+    except OptionValueError as error:
+        module.fail_json(msg=str(error), field=error.field)
 
     deadline = time.monotonic() + params["timeout"]
     per_request = min(params["timeout"], 5) if params["wait"] else params["timeout"]
