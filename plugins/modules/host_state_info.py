@@ -30,7 +30,7 @@ options:
     elements: path
     default: []
   max_size:
-    description: Largest file, in bytes, whose content is returned.
+    description: Largest file, in bytes, whose content is returned; 0 or more.
     type: int
     default: 65536
   users:
@@ -186,8 +186,14 @@ import stat
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_text
+from ansible_collections.kafkaops.cluster.plugins.module_utils._option_limits import (
+    NumberLimit,
+    OptionValueError,
+    check_limits,
+)
 
 UNIT_PROPERTIES = ("LoadState", "ActiveState", "UnitFileState")
+LIMITS = dict(max_size=NumberLimit(minimum=0))
 
 
 def read_path(path, max_size):
@@ -270,8 +276,10 @@ def main():
         supports_check_mode=True,
     )
     params = module.params
-    if params["max_size"] < 0:
-        module.fail_json(msg="max_size: must be 0 or more, got %d" % params["max_size"])
+    try:
+        check_limits(params, LIMITS)
+    except OptionValueError as error:
+        module.fail_json(msg=str(error), field=error.field)
     result = {"changed": False, "units": {}}
     try:
         result["files"] = {path: read_path(path, params["max_size"]) for path in params["files"]}

@@ -134,6 +134,19 @@ def test_refused_plans_name_the_entry_and_move_nothing(kafka, topic, build, fiel
     assert _replicas(kafka, topic) == before
 
 
+@pytest.mark.parametrize("option, value", [("timeout", -1), ("poll_interval", 0)])
+def test_numbers_out_of_range_are_refused_before_anything_moves(kafka, topic, option, value):
+    """A valid plan with a bad number used to be submitted first and refused after (a partition had moved)."""
+    before = _replicas(kafka, topic)
+    spare = [broker for broker in _brokers(kafka) if broker not in before[0]][0]
+    plan = _plan([{"topic": topic, "partition": 0, "replicas": [before[0][-1], spare]}])
+    for check in (True, False):
+        refused = kafka("kafka_reassignment", check=check, plan=plan, throttle=1000000, **{option: value})
+        assert refused.failed, refused.output
+        assert refused["field"] == option and refused["msg"].startswith(option + ": "), refused["msg"]
+    assert _replicas(kafka, topic) == before
+
+
 def test_plan_refuses_dead_brokers_and_short_lists(kafka, topic):
     brokers = _brokers(kafka)
     for broker_list, words in ((",".join(map(str, brokers + [999])), "not a live broker: 999"),
