@@ -13,7 +13,7 @@ export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.cache/collections
 COLLECTION_LINK := .cache/collections/ansible_collections/kafkaops/cluster
 SCENARIOS := default multi-broker cluster scale-out resilience
 
-.PHONY: help venv collection engine image archive prerequisites demo lint sanity unit artifact changelog molecule test clean
+.PHONY: help venv collection engine image archive prerequisites demo lint sanity unit artifact changelog-release molecule test clean
 
 help:
 	@echo "make demo    a 3-node ZooKeeper + Kafka cluster in local containers, grown to 4 brokers, verified"
@@ -100,7 +100,8 @@ unit: venv collection
 	python -m pytest -q tests/unit
 
 # Each scenario's log is kept in .cache/logs; after a failure, what failed is printed last, below the teardown.
-molecule: prerequisites
+# The cluster scenario runs the installed artifact (.cache/installed), so it is built and checked first.
+molecule: prerequisites artifact
 	mkdir -p .cache/logs
 	for scenario in $(SCENARIOS); do \
 	  molecule test -s $$scenario 2>&1 | tee .cache/logs/molecule-$$scenario.log \
@@ -112,21 +113,22 @@ molecule: prerequisites
 artifact: venv
 	python scripts/check-artifact.py
 
-# antsibull-changelog writes CHANGELOG.md only when a version is released; this renders the coming
-# version's notes from the fragments in a throwaway copy, so they can be read before the release.
-# The copy lies outside this work tree: inside it, antsibull-changelog lists the collection's files
-# with git, which ignores .cache, and would find no plugins.
+# Cut the changelog of the version in galaxy.yml: antsibull-changelog folds changelogs/fragments into
+# changelogs/changelog.yaml and writes CHANGELOG.md. It runs on a copy outside this work tree (inside
+# it, antsibull-changelog lists the collection's files with git, which ignores .cache, and would find
+# no plugins); the results are copied back.
 CHANGELOG_ROOT := $(or $(TMPDIR),/tmp)/kafkaops-changelog
-changelog: venv
-	rm -rf $(CHANGELOG_ROOT) && mkdir -p $(CHANGELOG_ROOT)/ansible_collections/kafkaops/cluster .cache/changelog
+changelog-release: venv
+	rm -rf $(CHANGELOG_ROOT) && mkdir -p $(CHANGELOG_ROOT)/ansible_collections/kafkaops/cluster
 	git ls-files -z --cached --others --exclude-standard \
 	  | xargs -0 cp --parents -t $(CHANGELOG_ROOT)/ansible_collections/kafkaops/cluster
 	cd $(CHANGELOG_ROOT)/ansible_collections/kafkaops/cluster && \
 	  ANSIBLE_COLLECTIONS_PATH=$(CHANGELOG_ROOT) antsibull-changelog release --date $$(date +%F) \
 	    --version $$(sed -n 's/^version: *//p' galaxy.yml)
-	cp $(CHANGELOG_ROOT)/ansible_collections/kafkaops/cluster/CHANGELOG.md .cache/changelog/CHANGELOG.md
+	cp $(CHANGELOG_ROOT)/ansible_collections/kafkaops/cluster/CHANGELOG.md CHANGELOG.md
+	cp $(CHANGELOG_ROOT)/ansible_collections/kafkaops/cluster/changelogs/changelog.yaml changelogs/changelog.yaml
+	git rm -qf changelogs/fragments/*.yml
 	rm -rf $(CHANGELOG_ROOT)
-	@echo "the coming version's notes: .cache/changelog/CHANGELOG.md"
 
 test: lint unit artifact molecule
 	@echo "make test: all passed"
