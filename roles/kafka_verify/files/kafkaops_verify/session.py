@@ -3,9 +3,9 @@
 Spark's Python workers import the functions a job hands them by module name (the scan engine's
 worker side, engines.partition_scan). With a local master they run on this host and may find the
 package in the folder the job started from; on a cluster (spark://, yarn, k8s://) they run on hosts
-that hold no copy of it. So the package goes with the session: zipped at run time from the modules
-this process runs, added with SparkContext.addPyFile, which copies it to every executor and puts it
-on its Python workers' path.
+that hold no copy of it. So the package goes with the session as a zip (archive.py), added with
+SparkContext.addPyFile, which copies it to every executor and puts it on its Python workers' path.
+A job run from the archive itself (as the role runs them) ships that very file.
 """
 
 import atexit
@@ -13,44 +13,23 @@ import os
 import shutil
 import sys
 import tempfile
-import zipfile
 
-PACKAGE = __name__.rpartition(".")[0]
-ARCHIVE_NAME = PACKAGE + ".zip"
-# A fixed date makes the archive's bytes depend on the sources alone.
-_ARCHIVE_DATE = (1980, 1, 1, 0, 0, 0)
-
-
-def package_archive(directory):
-    """Writes the package's Python sources (no bytecode) to <directory>/kafkaops_verify.zip, with paths
-    from the package's parent folder, as zipimport needs; returns the archive's path."""
-    package_folder = os.path.dirname(os.path.abspath(__file__))
-    parent = os.path.dirname(package_folder)
-    path = os.path.join(directory, ARCHIVE_NAME)
-    with zipfile.ZipFile(path, "w") as archive:
-        for folder, subfolders, files in os.walk(package_folder):
-            subfolders[:] = sorted(name for name in subfolders if name != "__pycache__")
-            for name in sorted(files):
-                if not name.endswith(".py"):
-                    continue
-                source = os.path.join(folder, name)
-                entry = zipfile.ZipInfo(os.path.relpath(source, parent), _ARCHIVE_DATE)
-                entry.compress_type = zipfile.ZIP_DEFLATED
-                entry.external_attr = 0o644 << 16
-                with open(source, "rb") as stream:
-                    archive.writestr(entry, stream.read())
-    return path
+from kafkaops_verify.archive import ARCHIVE_NAME, loaded_archive, package_archive
 
 
 def ship_package(spark):
     """Puts the package on the Python path of every executor of the session; once per SparkContext."""
     context = spark.sparkContext
-    if any(path.endswith("/" + ARCHIVE_NAME) for path in context.listFiles):
+    archive = loaded_archive()
+    name = os.path.basename(archive) if archive else ARCHIVE_NAME
+    if any(path.endswith("/" + name) for path in context.listFiles):
         return
-    # Spark serves the file from where it was added for the whole session, so it stays until exit.
-    directory = tempfile.mkdtemp(prefix="kafkaops-verify-")
-    atexit.register(shutil.rmtree, directory, True)
-    context.addPyFile(package_archive(directory))
+    if archive is None:
+        # Spark serves the file from where it was added for the whole session, so it stays until exit.
+        directory = tempfile.mkdtemp(prefix="kafkaops-verify-")
+        atexit.register(shutil.rmtree, directory, True)
+        archive = package_archive(directory)
+    context.addPyFile(archive)
 
 
 def build_session(master, app_name, jars="", settings=None, driver_memory=""):
