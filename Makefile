@@ -13,14 +13,14 @@ export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.cache/collections
 COLLECTION_LINK := .cache/collections/ansible_collections/kafkaops/cluster
 SCENARIOS := default multi-broker cluster scale-out resilience
 
-.PHONY: help venv collection engine image archive prerequisites demo lint sanity unit molecule test clean build
+.PHONY: help venv collection engine image archive prerequisites demo lint sanity unit artifact changelog-release molecule test clean
 
 help:
 	@echo "make demo    a 3-node ZooKeeper + Kafka cluster in local containers, grown to 4 brokers, verified"
 	@echo "make test    lint, unit tests and every Molecule scenario (what CI runs)"
 	@echo "make clean   remove the containers, networks and volumes the project started"
 
-$(VENV)/.installed: requirements.txt requirements-dev.txt
+$(VENV)/.installed: requirements.txt requirements-verify.txt requirements-dev.txt
 	python3 -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -r requirements-dev.txt
@@ -52,11 +52,11 @@ DEMO_DIR := $(CURDIR)/.cache/demo
 # A new seed per run writes new records, so the demo can be run again on the same cluster.
 demo: prerequisites
 	mkdir -p $(DEMO_DIR)
-	ansible-playbook playbooks/local-containers.yml
+	ansible-playbook playbooks/local_containers.yml
 	ansible-playbook -i inventories/local playbooks/site.yml
 	ansible-playbook -i inventories/local playbooks/produce.yml -e topic=orders -e records=200000 \
 	  -e seed=$$(date +%s) -e manifest=$(DEMO_DIR)/orders-manifest.json -e spark_master='local[2]'
-	ansible-playbook -i inventories/local playbooks/scale-out.yml -e broker_list=1,2,3,4 \
+	ansible-playbook -i inventories/local playbooks/scale_out.yml -e broker_list=1,2,3,4 \
 	  -e '{"topics": ["orders", "myTopic"]}' -e reassignment_throttle=10485760 \
 	  -e plan_file=$(DEMO_DIR)/reassignment-plan.json
 	ansible-playbook -i inventories/local playbooks/verify.yml -e manifests=$(DEMO_DIR)/orders-manifest.json \
@@ -66,6 +66,9 @@ demo: prerequisites
 lint: venv collection
 	ruff check plugins tests bench scripts roles/kafka_verify/files molecule
 	ansible-lint --profile production
+	antsibull-changelog lint
+	@# Run from the collection's own path, where it finds the collection the way ansible-doc does.
+	cd $(COLLECTION_LINK) && antsibull-docs lint-collection-docs --plugin-docs .
 	$(MAKE) --no-print-directory sanity
 
 # ansible-test needs the collection at a path ending in ansible_collections/<ns>/<name>, outside
@@ -97,21 +100,41 @@ unit: venv collection
 	python -m pytest -q tests/unit
 
 # Each scenario's log is kept in .cache/logs; after a failure, what failed is printed last, below the teardown.
-molecule: prerequisites
+# The cluster scenario runs the installed artifact (.cache/installed), so it is built and checked first.
+molecule: prerequisites artifact
 	mkdir -p .cache/logs
 	for scenario in $(SCENARIOS); do \
 	  molecule test -s $$scenario 2>&1 | tee .cache/logs/molecule-$$scenario.log \
 	    || { python scripts/failure-summary.py .cache/logs/molecule-$$scenario.log; exit 1; }; \
 	done
 
-build: venv
-	ansible-galaxy collection build --force --output-path .cache/build
+# The tarball a user installs, checked apart from the repository (see the script); the installed copy
+# stays in .cache/installed.
+artifact: venv
+	python scripts/check-artifact.py
 
-test: lint unit build molecule
+# Cut the changelog of the version in galaxy.yml: antsibull-changelog folds changelogs/fragments into
+# changelogs/changelog.yaml and writes CHANGELOG.md. It runs on a copy outside this work tree (inside
+# it, antsibull-changelog lists the collection's files with git, which ignores .cache, and would find
+# no plugins); the results are copied back.
+CHANGELOG_ROOT := $(or $(TMPDIR),/tmp)/kafkaops-changelog
+changelog-release: venv
+	rm -rf $(CHANGELOG_ROOT) && mkdir -p $(CHANGELOG_ROOT)/ansible_collections/kafkaops/cluster
+	git ls-files -z --cached --others --exclude-standard \
+	  | xargs -0 cp --parents -t $(CHANGELOG_ROOT)/ansible_collections/kafkaops/cluster
+	cd $(CHANGELOG_ROOT)/ansible_collections/kafkaops/cluster && \
+	  ANSIBLE_COLLECTIONS_PATH=$(CHANGELOG_ROOT) antsibull-changelog release --date $$(date +%F) \
+	    --version $$(sed -n 's/^version: *//p' galaxy.yml)
+	cp $(CHANGELOG_ROOT)/ansible_collections/kafkaops/cluster/CHANGELOG.md CHANGELOG.md
+	cp $(CHANGELOG_ROOT)/ansible_collections/kafkaops/cluster/changelogs/changelog.yaml changelogs/changelog.yaml
+	git rm -qf changelogs/fragments/*.yml
+	rm -rf $(CHANGELOG_ROOT)
+
+test: lint unit artifact molecule
 	@echo "make test: all passed"
 
 clean:
-	-$(BIN)/ansible-playbook playbooks/local-containers.yml -e local_containers_state=absent 2>/dev/null
+	-$(BIN)/ansible-playbook playbooks/local_containers.yml -e local_containers_state=absent 2>/dev/null
 	-for scenario in $(SCENARIOS); do $(BIN)/molecule destroy -s $$scenario >/dev/null 2>&1; done
 	-docker ps -aq --filter label=kafkaops.cluster | xargs -r docker rm -f
 	-docker network ls -q --filter label=kafkaops.cluster | xargs -r docker network rm

@@ -10,15 +10,15 @@
 # stdout (ready for spark.jars / --jars); everything else goes to stderr.
 #
 # Usage: scripts/fetch-spark-jars.sh
-# Environment: SPARK_VERSION (default: the pyspark pin in requirements.txt),
+# Environment: SPARK_VERSION (default: the pyspark pin in requirements-verify.txt),
 #              KAFKAOPS_CACHE (default ~/.cache/kafkaops)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 scala_version=2.13
-spark_version=${SPARK_VERSION:-$(sed -n 's/^pyspark==//p' "$here/../requirements.txt")}
+spark_version=${SPARK_VERSION:-$(sed -n 's/^pyspark==//p' "$here/../requirements-verify.txt")}
 if [ -z "$spark_version" ]; then
-  echo "no SPARK_VERSION given and no pyspark pin found in requirements.txt" >&2
+  echo "no SPARK_VERSION given and no pyspark pin found in requirements-verify.txt" >&2
   exit 2
 fi
 cache_dir=${KAFKAOPS_CACHE:-$HOME/.cache/kafkaops}

@@ -55,6 +55,7 @@ options:
     description:
       - Seconds to wait for the cluster to answer, including the first connection.
       - An unreachable cluster fails after this long with a message that names the servers tried.
+      - At least 1; a smaller number is refused before the module connects.
     type: int
     default: 30
 requirements:

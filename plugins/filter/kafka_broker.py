@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: kafkaops.cluster developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filters of the kafka_broker role: broker instances of a host, and restart order."""
+"""Filters of the zookeeper and kafka_broker roles: broker instances of a host, restart order, peer addresses."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -123,10 +123,50 @@ def kafka_broker_restart_order(markers_by_host, controller_id, restart_all=False
                                              item["instance"]["broker_id"]))
 
 
+def kafka_broker_id_limit(instance, host_properties):
+    """A sentence when reserved.broker.max.id, set by hand, is below the instance's broker id; else ''."""
+    properties = dict(host_properties or {}, **(instance.get("properties") or {}))
+    limit = properties.get("reserved.broker.max.id")
+    if limit in (None, ""):
+        return ""
+    try:
+        limit = int(limit)
+    except (TypeError, ValueError):
+        return "broker %s: reserved.broker.max.id %r is not a number" % (instance["broker_id"], limit)
+    if limit < instance["broker_id"]:
+        return "broker %s: reserved.broker.max.id is %d" % (instance["broker_id"], limit)
+    return ""
+
+
+def zookeeper_peer_address(member):
+    """How peers and brokers reach a ZooKeeper node, from a (hostvars of the node, inventory name) pair.
+
+    The node's zookeeper_peer_address when the inventory sets it, else the address Ansible reaches the
+    node by (ansible_host), else its inventory name: the same rule as the role's default, which
+    hostvars of another node does not show.
+    """
+    variables, name = member
+    return variables.get("zookeeper_peer_address") or variables.get("ansible_host") or name
+
+
 def zookeeper_client_address(member):
     """'address:port' of a ZooKeeper node, from a (hostvars of the node, inventory name) pair."""
-    variables, name = member
-    return "%s:%s" % (variables.get("zookeeper_peer_address") or name, variables.get("zookeeper_client_port") or 2181)
+    variables = member[0]
+    return "%s:%s" % (zookeeper_peer_address(member), variables.get("zookeeper_client_port") or 2181)
+
+
+def unresolved_addresses(names_by_node, owners):
+    """What a node cannot resolve, as sentences naming the node, the name and the variable behind it.
+
+    names_by_node: node -> the names result of host_state_info on it (name -> addresses, empty when
+    the name does not resolve). owners: name -> the variable (and host) that gives it.
+    """
+    problems = []
+    for node in sorted(names_by_node):
+        for name, addresses in sorted((names_by_node[node] or {}).items()):
+            if not addresses:
+                problems.append("%s cannot resolve '%s' (%s)" % (node, name, owners.get(name, "unknown variable")))
+    return problems
 
 
 class FilterModule(object):
@@ -134,5 +174,8 @@ class FilterModule(object):
         return {
             "kafka_broker_instances": kafka_broker_instances,
             "kafka_broker_restart_order": kafka_broker_restart_order,
+            "kafka_broker_id_limit": kafka_broker_id_limit,
             "zookeeper_client_address": zookeeper_client_address,
+            "zookeeper_peer_address": zookeeper_peer_address,
+            "unresolved_addresses": unresolved_addresses,
         }

@@ -26,6 +26,11 @@ except ImportError:
     HAS_KAFKA = False
     KAFKA_IMPORT_ERROR = traceback.format_exc()
 
+from ansible_collections.kafkaops.cluster.plugins.module_utils._option_limits import (
+    NumberLimit,
+    check_limits,
+)
+
 SECURITY_PROTOCOLS = ["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"]
 SASL_MECHANISMS = ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"]
 
@@ -55,6 +60,20 @@ def connection_argument_spec():
     )
 
 
+CONNECTION_LIMITS = dict(request_timeout=NumberLimit(minimum=1))
+
+
+def check_admin_options(params, limits=None):
+    """Refuse, naming the option, numbers that cannot work: the connection's and the module's own.
+
+    Every admin module calls it first, before reading a plan, connecting or changing anything, so
+    a bad number never costs a half-done change. Raises OptionValueError (it carries the field).
+    """
+    all_limits = dict(CONNECTION_LIMITS)
+    all_limits.update(limits or {})
+    check_limits(params, all_limits)
+
+
 def bootstrap_list(params):
     """The bootstrap servers as a flat list: items may themselves be comma-separated."""
     servers = []
@@ -64,7 +83,7 @@ def bootstrap_list(params):
 
 
 def check_connection_params(params):
-    """Raise KafkaAdminError (naming the option) for connection settings that cannot work."""
+    """Raise KafkaAdminError or OptionValueError (both name the option) for connection settings that cannot work."""
     servers = bootstrap_list(params)
     if not servers:
         raise KafkaAdminError("bootstrap_servers: give at least one host:port", "bootstrap_servers")
@@ -72,8 +91,7 @@ def check_connection_params(params):
         host, sep, port = server.rpartition(":")
         if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
             raise KafkaAdminError("bootstrap_servers: %r is not host:port" % server, "bootstrap_servers")
-    if params["request_timeout"] < 1:
-        raise KafkaAdminError("request_timeout: must be at least 1 second", "request_timeout")
+    check_limits(params, CONNECTION_LIMITS)
     protocol = params["security_protocol"]
     if protocol.startswith("SASL_") and not (params.get("sasl_username") and params.get("sasl_password")):
         raise KafkaAdminError("sasl_username and sasl_password are required with security_protocol %s" % protocol,

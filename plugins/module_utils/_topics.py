@@ -196,8 +196,8 @@ def plan_topic_changes(desired, actual, live_brokers, config_mode="merge"):
         if replication_factor is not None and replication_factor != current["replication_factor"]:
             raise TopicSpecError(_join(where, "replication_factor"), "topic %r has replication factor %d; changing "
                                  "it to %d moves data, so it is done by a reassignment: run "
-                                 "playbooks/prepare-reassignment.yml -e '{\"topics\": [\"%s\"], "
-                                 "\"replication_factor\": %d}' and then playbooks/execute-reassignment.yml"
+                                 "ansible-playbook kafkaops.cluster.prepare_reassignment -e '{\"topics\": [\"%s\"], "
+                                 "\"replication_factor\": %d}' and then kafkaops.cluster.execute_reassignment"
                                  % (name, current["replication_factor"], replication_factor, name,
                                     replication_factor))
         operations = {}

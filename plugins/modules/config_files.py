@@ -268,10 +268,15 @@ def run(module):
     changed_paths = []
     created_paths = []
     diffs = []
+    # Every owner, group and mode is resolved first, so that a bad one in the last entry is refused
+    # before the first entry changes anything.
+    directory_attributes = [_attributes(entry, "directories[%d]" % index)
+                            for index, entry in enumerate(module.params["directories"])]
+    file_attributes = [_attributes(entry, "files[%d]" % index) for index, entry in enumerate(module.params["files"])]
     for index, entry in enumerate(module.params["directories"]):
         field = "directories[%d]" % index
         path = entry["path"]
-        wanted = _attributes(entry, field)
+        wanted = directory_attributes[index]
         try:
             created, changes = ensure_directory(path, wanted, check_mode)
         except ConfigFilesError as error:
@@ -289,7 +294,7 @@ def run(module):
         field = "files[%d]" % index
         dest = entry["dest"]
         content = to_bytes(entry["content"], errors="surrogate_or_strict")
-        wanted = _attributes(entry, field)
+        wanted = file_attributes[index]
         try:
             created, existing, changes = ensure_file(dest, content, wanted, check_mode)
         except ConfigFilesError as error:

@@ -13,7 +13,8 @@ short_description: Read small files, accounts and systemd units of a host in one
 version_added: "0.1.0"
 description:
   - Returns, in one module run, whether each of O(files) exists and its content, whether each of
-    O(users) and O(groups) exists and how, and the state of each of O(units).
+    O(users) and O(groups) exists and how, the state of each of O(units), and the addresses each of
+    O(names) resolves to on this host.
   - Lets a role decide up front which of its steps a host still needs (an account to create, a
     unit to start, a restart left pending), so that a run with nothing to do skips them instead of
     running one module per step.
@@ -29,7 +30,7 @@ options:
     elements: path
     default: []
   max_size:
-    description: Largest file, in bytes, whose content is returned.
+    description: Largest file, in bytes, whose content is returned; 0 or more.
     type: int
     default: 65536
   users:
@@ -44,6 +45,15 @@ options:
     default: []
   units:
     description: Names of systemd units (C(.service) is implied when no suffix is given).
+    type: list
+    elements: str
+    default: []
+  names:
+    description:
+      - Host names (or addresses) to resolve on this host, as the services it runs will resolve
+        them (the system resolver, so C(/etc/hosts) and DNS both count).
+      - A role checks with it that every peer address its configuration files will name resolves
+        on every node, before it changes anything.
     type: list
     elements: str
     default: []
@@ -63,7 +73,12 @@ EXAMPLES = r"""
     users: [zookeeper]
     groups: [zookeeper]
     units: [zookeeper]
+    names: [zk-a.example.net, zk-b.example.net, zk-c.example.net]
   register: node_state
+
+- name: Every peer resolves on this node
+  ansible.builtin.assert:
+    that: node_state.names.values() | select('equalto', []) | list | length == 0
 
 - name: Start ZooKeeper only when it is not running and enabled already
   ansible.builtin.systemd_service:
@@ -154,17 +169,31 @@ units:
     unit_file_state:
       description: systemd's UnitFileState, such as C(enabled), C(disabled); empty when unknown.
       type: str
+names:
+  description: One entry per name of O(names), as given; the addresses it resolves to, empty when it does not resolve.
+  returned: always
+  type: dict
+  sample:
+    kafka-a: [192.0.2.11]
+    kafka-b: []
 """
 
 import grp
 import os
 import pwd
+import socket
 import stat
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_text
+from ansible_collections.kafkaops.cluster.plugins.module_utils._option_limits import (
+    NumberLimit,
+    OptionValueError,
+    check_limits,
+)
 
 UNIT_PROPERTIES = ("LoadState", "ActiveState", "UnitFileState")
+LIMITS = dict(max_size=NumberLimit(minimum=0))
 
 
 def read_path(path, max_size):
@@ -225,6 +254,15 @@ def read_unit(module, systemctl, name):
     return parse_unit(output)
 
 
+def resolve(name):
+    """The addresses the system resolver gives for a name; empty when it gives none."""
+    try:
+        answers = socket.getaddrinfo(name, None, 0, socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError):
+        return []
+    return sorted(set(answer[4][0] for answer in answers))
+
+
 def main():
     module = AnsibleModule(
         argument_spec=dict(
@@ -233,12 +271,15 @@ def main():
             users=dict(type="list", elements="str", default=[]),
             groups=dict(type="list", elements="str", default=[]),
             units=dict(type="list", elements="str", default=[]),
+            names=dict(type="list", elements="str", default=[]),
         ),
         supports_check_mode=True,
     )
     params = module.params
-    if params["max_size"] < 0:
-        module.fail_json(msg="max_size: must be 0 or more, got %d" % params["max_size"])
+    try:
+        check_limits(params, LIMITS)
+    except OptionValueError as error:
+        module.fail_json(msg=str(error), field=error.field)
     result = {"changed": False, "units": {}}
     try:
         result["files"] = {path: read_path(path, params["max_size"]) for path in params["files"]}
@@ -249,6 +290,7 @@ def main():
     if params["units"]:
         systemctl = module.get_bin_path("systemctl", required=True)
         result["units"] = {name: read_unit(module, systemctl, name) for name in params["units"]}
+    result["names"] = {name: resolve(name) for name in params["names"]}
     module.exit_json(**result)
 
 

@@ -16,6 +16,11 @@ description:
     and a controller is known.
   - With O(in_sync=true) it also waits until no partition in the cluster is under-replicated,
     which is what a rolling restart must see before it touches the next broker.
+  - With O(service), it also reads the broker's systemd unit whenever the broker is not ready yet, and
+    stops waiting at once when the unit failed, was restarted by systemd during the wait (the broker
+    crashes on start, for example on a configuration it refuses) or stays inactive. The failure
+    message then gives the unit's state and the lines of O(log_file) (or of the unit's journal) that
+    carry the cause, as it does on a timeout.
   - Speaks the Kafka protocol (Metadata v1) with the Python standard library only, so it runs on
     broker hosts where no Kafka client library is installed. Use it on PLAINTEXT listeners;
     M(kafkaops.cluster.kafka_cluster_info) covers TLS and SASL from the controller.
@@ -27,11 +32,11 @@ options:
     type: str
     default: 127.0.0.1
   port:
-    description: Port of the broker listener to ask.
+    description: Port of the broker listener to ask, from 1 to 65535.
     type: int
     required: true
   broker_id:
-    description: The id that must appear among the registered brokers.
+    description: The id that must appear among the registered brokers; 0 or more.
     type: int
     required: true
   in_sync:
@@ -39,9 +44,20 @@ options:
     type: bool
     default: false
   timeout:
-    description: Seconds to wait in all.
+    description: Seconds to wait in all; at least 1.
     type: int
     default: 120
+  service:
+    description:
+      - Name of the broker's systemd unit, such as C(kafka-broker-1), read while the broker is not ready.
+    type: str
+  log_file:
+    description:
+      - The broker's log4j log, such as C(/var/log/kafka/broker-1/server.log). When the broker does not
+        come up, its last error and exception lines are shown; the unit's journal is read instead when
+        this file is missing or has none (a JVM that fails before its logging starts).
+      - Needs O(service).
+    type: path
 attributes:
   check_mode:
     description: Only reads; runs the same in check mode.
@@ -52,10 +68,12 @@ attributes:
 """
 
 EXAMPLES = r"""
-- name: Wait until broker 1 is registered and serving metadata
+- name: Wait until broker 1 is registered and serving metadata; if it crashes, stop and say why
   kafkaops.cluster.kafka_broker_wait:
     port: 9092
     broker_id: 1
+    service: kafka-broker-1
+    log_file: /var/log/kafka/broker-1/server.log
 
 - name: Before the next restart, wait until every partition is fully replicated
   kafkaops.cluster.kafka_broker_wait:
@@ -68,28 +86,61 @@ EXAMPLES = r"""
 RETURN = r"""
 broker_ids:
   description: Ids of the brokers registered in the cluster.
-  returned: always
+  returned: when the broker answered
   type: list
   elements: int
   sample: [1, 2, 3]
 controller_id:
   description: Id of the controller broker.
-  returned: always
+  returned: when the broker answered
   type: int
 under_replicated_partitions:
   description: Partitions (topic-partition) whose in-sync replicas are fewer than their replicas.
-  returned: always
+  returned: when the broker answered
   type: list
   elements: str
 offline_partitions:
   description: Partitions without a leader.
-  returned: always
+  returned: when the broker answered
   type: list
   elements: str
 elapsed:
   description: Seconds spent waiting.
   returned: always
   type: float
+unit_state:
+  description:
+    - The unit as last read, when the wait failed and O(service) was given (null when it could not be
+      read).
+    - C(exit_kind) is C(exited), C(killed) or C(dumped) for the main process's last exit seen during the
+      wait (null when none was), C(exit_status) its exit status or signal number; C(restarts) is systemd's
+      C(NRestarts), C(restarts_during_wait) how many of them happened while the module waited.
+  returned: failure, with O(service)
+  type: dict
+  sample:
+    load_state: loaded
+    active_state: activating
+    sub_state: auto-restart
+    result: exit-code
+    restarts: 3
+    restarts_during_wait: 1
+    exit_kind: exited
+    exit_status: 1
+    main_pid: 0
+log_source:
+  description: Where RV(log_excerpt) comes from, O(log_file) or C(journal); null when neither names a cause.
+  returned: failure, with O(service)
+  type: str
+log_excerpt:
+  description:
+    - The last lines that carry the cause (errors, exceptions and their causes, without stack frames),
+      oldest first, at most 10, each at most 240 characters.
+  returned: failure, with O(service)
+  type: list
+  elements: str
+  sample:
+    - "[2025-01-07 10:00:01,412] ERROR Exiting Kafka due to fatal exception (kafka.Kafka$)"
+    - "java.lang.IllegalArgumentException: requirement failed: broker.id must be greater than or equal to -1 and ..."
 """
 
 import time
@@ -100,6 +151,15 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_wire impor
     fetch_metadata,
     summarize,
 )
+from ansible_collections.kafkaops.cluster.plugins.module_utils._option_limits import (
+    PORT,
+    NumberLimit,
+    OptionValueError,
+    check_limits,
+)
+from ansible_collections.kafkaops.cluster.plugins.module_utils._service_watch import ServiceWatch
+
+LIMITS = dict(port=PORT, broker_id=NumberLimit(minimum=0), timeout=NumberLimit(minimum=1))
 
 
 def describe_wait(summary, broker_id, in_sync):
@@ -125,13 +185,23 @@ def main():
             broker_id=dict(type="int", required=True),
             in_sync=dict(type="bool", default=False),
             timeout=dict(type="int", default=120),
+            service=dict(type="str"),
+            log_file=dict(type="path"),
         ),
+        required_by=dict(log_file="service"),
         supports_check_mode=True,
     )
     params = module.params
-    if params["timeout"] <= 0:
-        module.fail_json(msg="timeout: must be a positive number of seconds, got %d" % params["timeout"])
+    try:
+        check_limits(params, LIMITS)
+    except OptionValueError as error:
+        module.fail_json(msg=str(error), field=error.field)
 
+    broker = "broker %d at %s:%d" % (params["broker_id"], params["host"], params["port"])
+    watch = None
+    if params["service"]:
+        watch = ServiceWatch(module, params["service"], params["log_file"])
+        broker += " (unit %s)" % params["service"]
     started = time.monotonic()
     last_problem = None
     summary = None
@@ -144,11 +214,17 @@ def main():
                 module.exit_json(changed=False, elapsed=round(time.monotonic() - started, 1), **summary)
         except KafkaWireError as error:
             last_problem = str(error)
+        result = dict(summary or {}, elapsed=round(time.monotonic() - started, 1))
+        if watch is not None and watch.hopeless():
+            report, details = watch.diagnosis()
+            module.fail_json(msg="%s is not coming up: %s" % (broker, report), **dict(result, **details))
         if time.monotonic() - started >= params["timeout"]:
-            result = dict(summary or {})
-            module.fail_json(msg="broker %d at %s:%d not ready within %d s: %s" % (
-                params["broker_id"], params["host"], params["port"], params["timeout"], last_problem),
-                **result)
+            message = "%s not ready within %d s: %s" % (broker, params["timeout"], last_problem)
+            if watch is not None:
+                report, details = watch.diagnosis()
+                message += "; " + report
+                result.update(details)
+            module.fail_json(msg=message, **result)
         time.sleep(1)
 
 

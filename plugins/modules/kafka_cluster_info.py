@@ -134,6 +134,7 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin impo
     HAS_KAFKA,
     KAFKA_IMPORT_ERROR,
     admin_client,
+    check_admin_options,
     close_quietly,
     connection_argument_spec,
     failure_details,
@@ -155,6 +156,7 @@ def main():
     params = module.params
     client = None
     try:
+        check_admin_options(params)
         client = admin_client(params)
         result = read_brokers(client)
         partitions_by_topic = read_topics(client, params["topics"], params["include_internal"])

@@ -27,6 +27,8 @@ description:
     O(max_moves_per_broker) replicas, waits for each batch, then runs a preferred leader election for the moved
     partitions so leadership follows the plan's first replicas.
   - With O(state=absent), cancels the plan's reassignments that are in progress.
+  - Numbers out of range (O(timeout), O(poll_interval), O(throttle), O(max_moves_per_broker), O(request_timeout))
+    are refused, naming the option, before the plan is read or the cluster contacted.
 author:
   - kafkaops.cluster developers (@kafkaops)
 extends_documentation_fragment:
@@ -50,7 +52,7 @@ options:
     type: int
     default: 0
   max_moves_per_broker:
-    description: Largest number of replicas any one broker gains or loses in one batch.
+    description: Largest number of replicas any one broker gains or loses in one batch; at least 1.
     type: int
     default: 20
   wait:
@@ -63,10 +65,11 @@ options:
     description:
       - Seconds to wait for the moves. On timeout the throttle is removed and the module fails naming the
         partitions still moving; running it again with the same plan waits for them and finishes the rest.
+      - At least 1.
     type: int
     default: 3600
   poll_interval:
-    description: Seconds between progress checks.
+    description: Seconds between progress checks; more than 0.
     type: float
     default: 2
   elect_leaders:
@@ -181,10 +184,12 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin impo
     HAS_KAFKA,
     KAFKA_IMPORT_ERROR,
     admin_client,
+    check_admin_options,
     close_quietly,
     connection_argument_spec,
     failure_details,
 )
+from ansible_collections.kafkaops.cluster.plugins.module_utils._option_limits import NumberLimit
 from ansible_collections.kafkaops.cluster.plugins.module_utils._reassign import (
     PlanInputError,
     cancel,
@@ -193,6 +198,13 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._reassign import 
     parse_plan,
     read_state,
     submit,
+)
+
+LIMITS = dict(
+    throttle=NumberLimit(minimum=0),
+    max_moves_per_broker=NumberLimit(minimum=1),
+    timeout=NumberLimit(minimum=1),
+    poll_interval=NumberLimit(minimum=0, exclusive_minimum=True),
 )
 
 
@@ -228,12 +240,9 @@ def main():
     result = dict(changed=False, partitions=[], already_in_place=0)
     client = None
     try:
-        if params["throttle"] < 0:
-            raise PlanInputError("throttle", "must be 0 (none) or a number of bytes per second")
+        check_admin_options(params, LIMITS)
         if params["throttle"] and not params["wait"]:
             raise PlanInputError("throttle", "needs wait: true, so the throttle can be removed when the moves end")
-        if params["max_moves_per_broker"] < 1:
-            raise PlanInputError("max_moves_per_broker", "must be at least 1")
         plan, field = load_plan(module)
         parsed = parse_plan(plan, field)
         client = admin_client(params)

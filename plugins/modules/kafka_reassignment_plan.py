@@ -49,7 +49,7 @@ options:
     type: raw
     required: true
   replication_factor:
-    description: New replication factor for the selected topics; default unchanged.
+    description: New replication factor for the selected topics, at least 1; default unchanged.
     type: int
   current_assignment:
     description:
@@ -151,10 +151,14 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin impo
     HAS_KAFKA,
     KAFKA_IMPORT_ERROR,
     admin_client,
+    check_admin_options,
     close_quietly,
     connection_argument_spec,
     failure_details,
 )
+from ansible_collections.kafkaops.cluster.plugins.module_utils._option_limits import NumberLimit
+
+LIMITS = dict(replication_factor=NumberLimit(minimum=1))
 
 
 def _topic_names(params):
@@ -234,6 +238,7 @@ def main():
     client = None
     result = dict(changed=False)
     try:
+        check_admin_options(params, LIMITS)
         topics = _topic_names(params)
         broker_list = _broker_list(params["broker_list"])
         if params["current_assignment"] is not None:

@@ -51,12 +51,12 @@ options:
     description:
       - Number of partitions. A new topic is created with it (the broker's C(num.partitions) when not
         given); an existing topic with fewer partitions is raised to it.
-      - Lower than the current count is refused.
+      - Lower than the current count is refused, and so is less than 1 (before the cluster is contacted).
     type: int
   replication_factor:
     description:
       - Replicas per partition for a new topic (the broker's C(default.replication.factor) when not given).
-      - Must not exceed the number of live brokers. For an existing topic a different value is
+      - At least 1, and not more than the number of live brokers. For an existing topic a different value is
         refused with the reassignment command that changes it.
     type: int
   config:
@@ -177,11 +177,13 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin impo
     KAFKA_IMPORT_ERROR,
     AdminClientPool,
     admin_client,
+    check_admin_options,
     close_quietly,
     connection_argument_spec,
     failure_details,
 )
 from ansible_collections.kafkaops.cluster.plugins.module_utils._cluster import read_brokers
+from ansible_collections.kafkaops.cluster.plugins.module_utils._option_limits import NumberLimit
 from ansible_collections.kafkaops.cluster.plugins.module_utils._topics import (
     add_configs,
     apply_changes,
@@ -193,6 +195,8 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._topics import (
 )
 
 TOPIC_KEYS = ("partitions", "replication_factor", "config", "state")
+# Checked here as well as per topic, so that a bad default is named as the option, not as topics[0].
+LIMITS = dict(partitions=NumberLimit(minimum=1), replication_factor=NumberLimit(minimum=1))
 
 
 def declared_topics(params):
@@ -229,6 +233,7 @@ def main():
     result = dict(changed=False, topics=[], created=[], deleted=[], partitions_added={}, configs_altered={})
     client = clients = None
     try:
+        check_admin_options(params, LIMITS)
         items, field = declared_topics(params)
         desired = normalize_topics(items, params["state"], None if field == "name" else field)
         client = admin_client(params)

@@ -134,6 +134,19 @@ def test_refused_plans_name_the_entry_and_move_nothing(kafka, topic, build, fiel
     assert _replicas(kafka, topic) == before
 
 
+@pytest.mark.parametrize("option, value", [("timeout", -1), ("poll_interval", 0)])
+def test_numbers_out_of_range_are_refused_before_anything_moves(kafka, topic, option, value):
+    """A valid plan with a bad number used to be submitted first and refused after (a partition had moved)."""
+    before = _replicas(kafka, topic)
+    spare = [broker for broker in _brokers(kafka) if broker not in before[0]][0]
+    plan = _plan([{"topic": topic, "partition": 0, "replicas": [before[0][-1], spare]}])
+    for check in (True, False):
+        refused = kafka("kafka_reassignment", check=check, plan=plan, throttle=1000000, **{option: value})
+        assert refused.failed, refused.output
+        assert refused["field"] == option and refused["msg"].startswith(option + ": "), refused["msg"]
+    assert _replicas(kafka, topic) == before
+
+
 def test_plan_refuses_dead_brokers_and_short_lists(kafka, topic):
     brokers = _brokers(kafka)
     for broker_list, words in ((",".join(map(str, brokers + [999])), "not a live broker: 999"),
@@ -194,7 +207,9 @@ def loaded_topic(kafka, bootstrap_servers):
 
     def make(replication_factor, megabytes):
         name = "it-load-%s" % uuid.uuid4().hex[:8]
-        created = kafka("kafka_topic", name=name, partitions=1, replication_factor=replication_factor)
+        # acks=all below works on a cluster whose brokers require more in-sync replicas than this topic has.
+        created = kafka("kafka_topic", name=name, partitions=1, replication_factor=replication_factor,
+                        config={"min.insync.replicas": 1})
         assert created.changed, created.output
         made.append(name)
         producer = KafkaProducer(bootstrap_servers=bootstrap_servers, acks="all", linger_ms=20)

@@ -92,7 +92,9 @@ def partition_count(manifest_path, partition):
 def topics(kafka):
     prefix = "it-verify-%s-" % uuid.uuid4().hex[:6]
     names = {kind: prefix + kind for kind in ("clean", "deleted", "duplicated", "corrupt", "reordered")}
-    declared = [{"name": name, "partitions": PARTITIONS, "replication_factor": 1} for name in names.values()]
+    # One replica, so acks=all needs min.insync.replicas 1 whatever the brokers' default.
+    declared = [{"name": name, "partitions": PARTITIONS, "replication_factor": 1, "config": {"min.insync.replicas": 1}}
+                for name in names.values()]
     created = kafka("kafka_topic", topics=declared)
     assert not created.failed, created.output
     yield names

@@ -110,3 +110,10 @@ def test_read_user_of_root():
     user = host_state_info.read_user("root")
     assert user["exists"] and user["uid"] == 0 and user["group"] == "root"
     assert host_state_info.read_user("no-such-user-kafkaops")["exists"] is False
+
+
+def test_resolve_gives_addresses_or_nothing():
+    assert host_state_info.resolve("127.0.0.1") == ["127.0.0.1"]
+    assert "127.0.0.1" in host_state_info.resolve("localhost") or "::1" in host_state_info.resolve("localhost")
+    # .invalid never resolves (RFC 2606); the resolver answers without a network for it.
+    assert host_state_info.resolve("kafka-a.invalid") == []

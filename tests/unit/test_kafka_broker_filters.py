@@ -1,5 +1,6 @@
 import pytest
 from ansible.errors import AnsibleFilterError
+from ansible_collections.kafkaops.cluster.plugins.filter import kafka_broker
 from ansible_collections.kafkaops.cluster.plugins.filter.kafka_broker import (
     kafka_broker_instances,
     kafka_broker_restart_order,
@@ -78,3 +79,34 @@ def test_rolling_restart_takes_every_instance_the_controller_last():
     order = kafka_broker_restart_order(instances, controller_id=3, restart_all=True)
     assert [item["instance"]["broker_id"] for item in order] == [2, 5, 3]
     assert [item["host"] for item in order] == ["b", "b", "a"]
+
+
+@pytest.mark.parametrize("variables, expected", [
+    ({}, "zk-1"),
+    ({"ansible_host": "192.0.2.11"}, "192.0.2.11"),
+    ({"ansible_host": "192.0.2.11", "zookeeper_peer_address": "zk-1.internal"}, "zk-1.internal"),
+])
+def test_zookeeper_peer_address_prefers_the_setting_then_ansible_host(variables, expected):
+    assert kafka_broker.zookeeper_peer_address((variables, "zk-1")) == expected
+    with_port = dict(variables, zookeeper_client_port=2182)
+    assert kafka_broker.zookeeper_client_address((with_port, "zk-1")) == expected + ":2182"
+
+
+def test_unresolved_addresses_names_node_name_and_variable():
+    found = kafka_broker.unresolved_addresses(
+        {"kafka-b": {"kafka-a": [], "192.0.2.12": ["192.0.2.12"]}, "kafka-a": {"kafka-a": ["127.0.1.1"]}},
+        {"kafka-a": "zookeeper_peer_address of kafka-a"})
+    assert found == ["kafka-b cannot resolve 'kafka-a' (zookeeper_peer_address of kafka-a)"]
+    assert kafka_broker.unresolved_addresses({"kafka-a": {"x": ["10.0.0.1"]}}, {}) == []
+
+
+@pytest.mark.parametrize("instance_properties, host_properties, expected", [
+    ({}, {}, ""),
+    ({}, {"reserved.broker.max.id": 5000}, ""),
+    ({"reserved.broker.max.id": "1000"}, {"reserved.broker.max.id": 5000},
+     "broker 1001: reserved.broker.max.id is 1000"),
+    ({}, {"reserved.broker.max.id": "lots"}, "broker 1001: reserved.broker.max.id 'lots' is not a number"),
+])
+def test_kafka_broker_id_limit_flags_a_limit_below_the_id(instance_properties, host_properties, expected):
+    instance = {"broker_id": 1001, "properties": instance_properties}
+    assert kafka_broker.kafka_broker_id_limit(instance, host_properties) == expected

@@ -113,7 +113,7 @@ def test_replication_factor_above_live_brokers_is_refused():
 def test_replication_factor_change_points_to_the_reassignment():
     with pytest.raises(TopicSpecError) as caught:
         _plan([{"name": "t", "replication_factor": 2}], {"t": _actual(replication_factor=3)})
-    assert "prepare-reassignment.yml" in str(caught.value)
+    assert "kafkaops.cluster.prepare_reassignment" in str(caught.value)
 
 
 def test_merge_sets_only_the_keys_given():

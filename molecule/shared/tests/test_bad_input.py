@@ -61,3 +61,45 @@ if SCENARIO == "default":
         assert message in output, output[-3000:]
         assert "changed=0" in output and "changed=1" not in output
         assert _snapshot(node) == before
+
+
+# The cluster scenario runs inventories/example over SSH, on nodes that do not resolve each other's
+# inventory names. Settings that would make the configs name them are refused before any change,
+# naming the node, the name and the variable (the example used to set kafka_broker_internal_host so).
+UNRESOLVED_NAMES = [
+    ({"zookeeper_peer_address": "{{ inventory_hostname }}"},
+     "zookeeper_peer_address: kafka-a cannot resolve 'kafka-b' (zookeeper_peer_address of kafka-b)"),
+    ({"kafka_broker_internal_host": "{{ inventory_hostname }}"},
+     "kafka-a cannot resolve 'kafka-b' (kafka_broker_internal_host of kafka-b)"),
+]
+
+if SCENARIO == "cluster":
+    CLUSTER_NODES = ["kafka-a", "kafka-b", "kafka-c"]
+    # What the scenario's side effect (scale-out.yml) deployed last, so that a run of site.yml has
+    # nothing else to change before it reaches the refused setting.
+    DEPLOYED = {"zookeeper_properties": {"globalOutstandingLimit": 2000},
+                "kafka_broker_properties": {"log.retention.hours": 100}}
+
+    def _cluster_snapshot():
+        snapshots = {}
+        for name in CLUSTER_NODES:
+            node = testinfra.get_host(name, ansible_inventory=INVENTORY, connection="ansible")
+            files = {path: node.file(path).sha256sum for path in ["/etc/zookeeper/zoo.cfg"]}
+            files.update({path: node.file(path).sha256sum
+                          for path in node.check_output("ls -d /etc/kafka/broker-*/server.properties").split()})
+            pids = node.check_output("systemctl show --property=MainPID --value zookeeper 'kafka-broker-*'").split()
+            snapshots[name] = (files, pids)
+        return snapshots
+
+    @pytest.mark.parametrize("extra_vars, message", UNRESOLVED_NAMES, ids=["zookeeper", "broker"])
+    def test_unresolvable_peer_names_are_refused_before_any_change(extra_vars, message):
+        before = _cluster_snapshot()
+        assert all(pid != "0" for unused, pids in before.values() for pid in pids)
+        settings = json.dumps(dict(DEPLOYED, **extra_vars))
+        command = ["ansible-playbook", "-i", INVENTORY, "kafkaops.cluster.site", "-e", settings]
+        run = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
+        output = " ".join((run.stdout + run.stderr).split())
+        assert run.returncode != 0
+        assert message in output, output[-3000:]
+        assert "changed=0" in output and "changed=1" not in output
+        assert _cluster_snapshot() == before

@@ -98,11 +98,12 @@ def test_ensemble_has_exactly_one_leader():
 
 
 def test_every_broker_is_registered_in_zookeeper():
+    chroot = RUNNER.get_variables(BROKER_HOSTS[0]).get("kafka_broker_zookeeper_chroot") or ""
     client = KazooClient(hosts=",".join("%s:2181" % _address(name) for name in ZOOKEEPER_HOSTS), timeout=10)
     client.start(timeout=30)
     try:
         # A broker that has just restarted registers again when its ZooKeeper session is up.
-        registered = settled(lambda: sorted(int(child) for child in client.get_children("/brokers/ids")),
+        registered = settled(lambda: sorted(int(child) for child in client.get_children(chroot + "/brokers/ids")),
                              lambda found: found == _expected_broker_ids())
     finally:
         client.stop()
@@ -180,7 +181,39 @@ if SCENARIO == "cluster":
                 pids = json.load(handle)
             assert all(int(pid) > 0 for pid in pids["before"])
             assert pids["before"] == pids["after"], "%s restarted a service during the scale-out" % name
-        assert 4 in _expected_broker_ids()
+        spare = RUNNER.get_hosts("spare_broker")[0]
+        assert int(RUNNER.get_variables(spare)["kafka_broker_id"]) in _expected_broker_ids()
+
+    # The scenario runs inventories/example over SSH: these check the rig is what it claims to be and
+    # that the example's settings reached the services.
+    def test_the_play_ran_the_installed_artifact_over_ssh_as_a_sudo_user(host):
+        variables = RUNNER.get_variables(host.backend.host)
+        assert variables["ansible_connection"] == "ssh" and variables["ansible_user"] == "admin"
+        assert host.run("printenv SUDO_USER").stdout.strip() == "admin"
+        collections = os.environ["ANSIBLE_COLLECTIONS_PATH"]
+        installed = os.path.join(collections, "ansible_collections", "kafkaops", "cluster")
+        assert not os.path.islink(installed) and os.path.isfile(os.path.join(installed, "MANIFEST.json"))
+
+    def test_nodes_do_not_resolve_each_others_inventory_names(host):
+        for name in ZOOKEEPER_HOSTS:
+            if name != host.backend.host:
+                assert host.run("getent hosts %s" % name).rc != 0, "%s resolves %s" % (host.backend.host, name)
+
+    def test_configs_use_the_addresses_ansible_reaches_the_nodes_by(host):
+        name = host.backend.host
+        variables = RUNNER.get_variables(name)
+        if name in ZOOKEEPER_HOSTS:
+            zoo_cfg = host.file("/etc/zookeeper/zoo.cfg").content_string
+            for member in ZOOKEEPER_HOSTS:
+                assert "=%s:2888:3888\n" % RUNNER.get_variables(member)["ansible_host"] in zoo_cfg
+        for broker_id, port in _instances(name):
+            properties = host.file("/etc/kafka/broker-%d/server.properties" % broker_id).content_string
+            assert "INTERNAL://%s:%d," % (variables["ansible_host"], port + 10000) in properties
+            # Ids above 1000 need reserved.broker.max.id raised, or the broker refuses to start.
+            assert "reserved.broker.max.id=%d\n" % broker_id in properties
+            assert "broker.rack=%s\n" % variables["kafka_broker_rack"] in properties
+            connect = [line for line in properties.splitlines() if line.startswith("zookeeper.connect=")]
+            assert connect and connect[0].endswith(variables["kafka_broker_zookeeper_chroot"])
 
     def test_config_change_restarted_every_broker_one_at_a_time():
         ephemeral = os.environ["MOLECULE_EPHEMERAL_DIRECTORY"]

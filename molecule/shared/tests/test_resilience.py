@@ -97,4 +97,6 @@ if os.environ.get("MOLECULE_SCENARIO_NAME") == "resilience":
     def test_a_broker_that_did_not_come_back_stopped_the_rolling_restart_naming_it():
         message = _saved("stopped-restart.json")["message"]
         assert "rolling restart of the brokers stopped" in message
-        assert "broker 4 at 127.0.0.1:9092 not ready within 45 s" in message
+        assert "broker 4 at 127.0.0.1:9092 (unit kafka-broker-4) is not coming up" in message
+        # The cause, from the broker's server.log: the value it refused.
+        assert "num.network.threads" in message and "during the wait, last exit status 1" in message

@@ -1,0 +1,65 @@
+# -*- coding: utf-8 -*-
+# Copyright: kafkaops.cluster developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The ranges of numeric module options, checked before a module connects or changes anything.
+
+Ansible's argument spec checks that an option is a number, not which numbers make sense: a
+negative timeout used to be noticed only after a reassignment had been submitted. A module lists
+its limits once and calls check_limits first thing.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+
+class OptionValueError(Exception):
+    """A numeric option is out of range; field names the option."""
+
+    def __init__(self, field, message):
+        super(OptionValueError, self).__init__("%s: %s" % (field, message))
+        self.field = field
+
+
+class NumberLimit:
+    """The numbers an option accepts: from minimum (or above it, when exclusive) up to maximum."""
+
+    def __init__(self, minimum=None, maximum=None, exclusive_minimum=False):
+        self.minimum = minimum
+        self.maximum = maximum
+        self.exclusive_minimum = exclusive_minimum
+
+    def problem(self, value):
+        """Why value is refused, or None when it is accepted."""
+        too_low = self.minimum is not None and (
+            value <= self.minimum if self.exclusive_minimum else value < self.minimum)
+        too_high = self.maximum is not None and value > self.maximum
+        if not (too_low or too_high):
+            return None
+        if self.minimum is not None and self.maximum is not None and not self.exclusive_minimum:
+            wanted = "from %s to %s" % (self.minimum, self.maximum)
+        elif self.exclusive_minimum:
+            wanted = "more than %s" % (self.minimum,)
+            if self.maximum is not None:
+                wanted += " and at most %s" % (self.maximum,)
+        elif self.minimum is not None:
+            wanted = "at least %s" % (self.minimum,)
+        else:
+            wanted = "at most %s" % (self.maximum,)
+        return "must be %s, got %s" % (wanted, value)
+
+
+PORT = NumberLimit(minimum=1, maximum=65535)
+
+
+def check_limits(params, limits):
+    """Raise OptionValueError for the first option (in the order of limits) outside its limit.
+
+    params: the module's parameters; limits: {option name: NumberLimit}. Options left unset (None)
+    are not checked: their absence is the argument spec's business.
+    """
+    for name, limit in limits.items():
+        value = params.get(name)
+        if value is None:
+            continue
+        problem = limit.problem(value)
+        if problem:
+            raise OptionValueError(name, problem)
