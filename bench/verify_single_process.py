@@ -1,29 +1,22 @@
 """The verifier's checks in one Python process with kafka-python: the baseline bench/verify compares to.
 
 Reads the topics from each partition's log start to the end offsets captured at start and applies
-the checks of roles/kafka_verify/files/verify_job.py (lost, duplicates, out_of_order, corrupt,
-offset_gaps) record by record, parsing with kafkaops_records. Prints the counts as one JSON line.
+the checks of kafkaops_verify.verify (lost, duplicates, out_of_order, corrupt, offset_gaps) record
+by record, parsing with kafkaops_verify.records. Prints the counts as one JSON line.
 
 Usage: verify_single_process.py --bootstrap-servers host:port --manifest m.json [--topics a,b]
+(with roles/kafka_verify/files on PYTHONPATH, as bench/verify sets it)
 """
 
 import argparse
 import json
-import os
 import sys
 import time
 import zlib
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "roles", "kafka_verify", "files"))
-
-from kafkaops_records import (  # noqa: E402
-    CRC_MAX,
-    RecordFormatError,
-    SequenceRanges,
-    decode_value,
-    manifest_ranges,
-    read_manifest,
-)
+from kafkaops_verify.manifests import manifest_ranges, read_manifest
+from kafkaops_verify.ranges import SequenceRanges
+from kafkaops_verify.records import CRC_MAX, RecordFormatError, decode_value
 
 
 def contains(ranges, sequence):

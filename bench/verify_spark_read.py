@@ -3,18 +3,17 @@ verification job, and checks nothing: the least time any job built on Spark's Ka
 here. bench/verify prints it beside the verification job so the job's own cost shows.
 
 Usage: verify_spark_read.py --bootstrap-servers host:port --topics a,b [--master local[*]] [--jars ...]
+(with roles/kafka_verify/files on PYTHONPATH, as bench/verify sets it)
 Prints one JSON line: records read, value bytes, seconds.
 """
 
 import argparse
 import json
 import os
-import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "roles", "kafka_verify", "files"))
-
-import verify_job  # noqa: E402
+from kafkaops_verify.kafka_io import capture_offsets, read_topics
+from kafkaops_verify.verify import verify_session
 
 
 def main():
@@ -28,12 +27,12 @@ def main():
     started = time.monotonic()
     from pyspark.sql import functions as F
 
-    bounds, missing = verify_job.capture_offsets(args.bootstrap_servers, args.topics.split(","), {})
+    bounds, missing = capture_offsets(args.bootstrap_servers, args.topics.split(","), {})
     if missing:
         raise SystemExit("no such topic: %s" % ", ".join(missing))
-    spark = verify_job.build_session(args.master, args.jars, 0, args.driver_memory, "kafkaops-bench spark read")
+    spark = verify_session(args.master, args.jars, 0, args.driver_memory, "kafkaops-bench spark read")
     try:
-        raw = verify_job.read_topics(spark, args.bootstrap_servers, bounds, {})
+        raw = read_topics(spark, args.bootstrap_servers, bounds, {})
         # Summing the lengths makes Spark materialize every key and value, as the checks must.
         row = raw.agg(F.count(F.lit(1)).alias("records"), F.sum(F.length("value")).alias("bytes")).collect()[0]
     finally:

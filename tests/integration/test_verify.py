@@ -16,11 +16,12 @@ import uuid
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-JOBS = os.path.join(ROOT, "roles", "kafka_verify", "files")
-sys.path.insert(0, JOBS)
+from kafkaops_verify.manifests import build_manifest, write_manifest
+from kafkaops_verify.records import encode_value, make_payload, payload_crc
 
-from kafkaops_records import build_manifest, encode_value, make_payload, payload_crc, write_manifest  # noqa: E402
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# The folder holding the jobs' package: python -m runs them from there, as the role does.
+JOBS = os.path.join(ROOT, "roles", "kafka_verify", "files")
 
 PARTITIONS = 2
 DELETED = 100
@@ -43,11 +44,11 @@ def playbook(name, tmp_path, bootstrap_servers, **variables):
 
 def steady(bootstrap_servers, topic, manifest, run_id):
     """Starts the steady producer for about 1.5 s at 2000 records per second."""
-    command = [sys.executable, os.path.join(JOBS, "steady_produce.py"),
+    command = [sys.executable, "-m", "kafkaops_verify.steady_produce",
                "--bootstrap-servers", ",".join(bootstrap_servers), "--topic", topic,
                "--manifest", str(manifest), "--run-id", run_id, "--rate", "2000",
                "--duration", "1.5", "--keys", "12", "--progress-seconds", "60"]
-    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=JOBS)
 
 
 def read_partition(bootstrap_servers, topic, partition, count):

@@ -17,17 +17,10 @@ import threading
 import time
 from datetime import UTC, datetime
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-from kafkaops_records import (  # noqa: E402
-    SequenceRanges,
-    build_manifest,
-    check_name,
-    encode_value,
-    make_payload,
-    parse_client_options,
-    write_manifest,
-)
+from kafkaops_verify.manifests import build_manifest, write_manifest
+from kafkaops_verify.options import parse_client_options
+from kafkaops_verify.ranges import SequenceRanges
+from kafkaops_verify.records import check_name, encode_value, make_payload
 
 
 class Acknowledgements:

@@ -1,13 +1,8 @@
 """The steady producer's pure decisions (no broker needed)."""
 
-import os
-import sys
-
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "roles", "kafka_verify", "files"))
-
-import steady_produce  # noqa: E402
+from kafkaops_verify import steady_produce
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""The record format and the acknowledged-records manifest shared by the producers and the verifier.
+"""The record format shared by the producers and the verifier, in Python and as Spark column expressions.
 
 A record's key is the producer's key (UTF-8); its value is ASCII text of six fields:
 
@@ -13,29 +13,15 @@ A record's key is the producer's key (UTF-8); its value is ASCII text of six fie
 
 Text with a separator keeps the value parseable inside the JVM with Spark's ``split`` and ``crc32``,
 so no record has to be parsed in Python.
-
-A manifest is what a producer run saw acknowledged, as JSON::
-
-    {"format": "kafkaops-manifest/1", "producer": "bulk" | "steady", "run_id": "...", "topic": "...",
-     "acknowledged": <records>,
-     "partitions": [{"partition": 0, "count": <records>, "keys": {"<key>": [[start, end], ...]}}],
-     ...producer details...}
-
-Sequence ranges are half-open: ``[0, 5]`` means sequences 0 to 4.
 """
 
-import bisect
 import hashlib
-import json
-import os
-import tempfile
 import zlib
 from dataclasses import dataclass
 
 FORMAT_VERSION = "v1"
 SEPARATOR = "|"
 FIELD_COUNT = 6
-MANIFEST_FORMAT = "kafkaops-manifest/1"
 CRC_MAX = 0xFFFFFFFF
 # Why a record is corrupt, in order of precedence; a reason's code is its position plus one (0: sound).
 CORRUPT_REASONS = ("unparseable", "key mismatch", "crc mismatch")
@@ -45,10 +31,6 @@ _DIGEST_CHARS = 64
 
 class RecordFormatError(ValueError):
     """A value that does not follow the record format."""
-
-
-class ManifestError(ValueError):
-    """A manifest file that cannot be used."""
 
 
 @dataclass(frozen=True)
@@ -68,23 +50,6 @@ def check_name(value, what):
     if not value or SEPARATOR in value:
         raise RecordFormatError("%s must be non-empty and must not contain %r: %r" % (what, SEPARATOR, value))
     return value
-
-
-def parse_options(pairs, what):
-    """NAME=VALUE command-line pairs (repeatable options such as --kafka-option) as a dict of strings."""
-    options = {}
-    for pair in pairs or ():
-        name, separator, value = pair.partition("=")
-        if not separator or not name:
-            raise SystemExit("%s must be NAME=VALUE, not %r" % (what, pair))
-        options[name] = value
-    return options
-
-
-def parse_client_options(pairs, what="--client-option"):
-    """Like parse_options, for kafka-python settings: those are typed, and numbers arrive as text."""
-    return {name: int(value) if value.lstrip("-").isdigit() else value
-            for name, value in parse_options(pairs, what).items()}
 
 
 def payload_crc(payload):
@@ -131,7 +96,7 @@ def decode_value(value):
 
 
 # Spark column expressions for the same format. pyspark is imported inside, so the producers that
-# run without Spark (steady_produce.py) can use this module.
+# run without Spark (steady_produce) can use this module.
 
 
 def spark_payload_column(run_id, key, sequence, size):
@@ -209,98 +174,3 @@ def spark_parsed_columns(value, record_key):
         "identity": F.when(parsed, F.concat(run_id, F.lit(SEPARATOR), key)),
         "reason_code": reason_code,
     }
-
-
-# Manifests
-
-
-class SequenceRanges:
-    """A set of sequence numbers kept as sorted, merged half-open ranges.
-
-    Acknowledgements of one key arrive in order almost always, so adding at the end is the fast path.
-    """
-
-    def __init__(self):
-        self.starts = []
-        self.ends = []
-
-    def add(self, sequence):
-        if self.ends and self.ends[-1] == sequence:
-            self.ends[-1] += 1
-            return
-        if not self.ends or sequence > self.ends[-1]:
-            self.starts.append(sequence)
-            self.ends.append(sequence + 1)
-            return
-        index = bisect.bisect_right(self.starts, sequence) - 1
-        if index >= 0 and sequence < self.ends[index]:
-            return
-        self.starts.insert(index + 1, sequence)
-        self.ends.insert(index + 1, sequence + 1)
-        self._merge_around(index + 1)
-
-    def _merge_around(self, index):
-        if index + 1 < len(self.starts) and self.ends[index] == self.starts[index + 1]:
-            self.ends[index] = self.ends.pop(index + 1)
-            self.starts.pop(index + 1)
-        if index > 0 and self.ends[index - 1] == self.starts[index]:
-            self.ends[index - 1] = self.ends.pop(index)
-            self.starts.pop(index)
-
-    def ranges(self):
-        return [[start, end] for start, end in zip(self.starts, self.ends, strict=True)]
-
-    def count(self):
-        return sum(end - start for start, end in zip(self.starts, self.ends, strict=True))
-
-
-def build_manifest(producer, run_id, topic, partition_keys, **details):
-    """partition_keys: {partition: {key: [[start, end], ...]}}."""
-    partitions = []
-    for partition in sorted(partition_keys):
-        keys = {key: ranges for key, ranges in sorted(partition_keys[partition].items()) if ranges}
-        count = sum(end - start for ranges in keys.values() for start, end in ranges)
-        partitions.append({"partition": partition, "count": count, "keys": keys})
-    manifest = {
-        "format": MANIFEST_FORMAT,
-        "producer": producer,
-        "run_id": run_id,
-        "topic": topic,
-        "acknowledged": sum(entry["count"] for entry in partitions),
-        "partitions": partitions,
-    }
-    manifest.update(details)
-    return manifest
-
-
-def write_manifest(path, manifest):
-    """Written to a temporary file and renamed, so a reader never sees half a manifest."""
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=directory, prefix=".manifest-", suffix=".tmp")
-    with os.fdopen(handle, "w") as stream:
-        json.dump(manifest, stream, indent=1, sort_keys=True)
-        stream.write("\n")
-    os.replace(temporary, path)
-
-
-def read_manifest(path):
-    with open(path) as stream:
-        try:
-            manifest = json.load(stream)
-        except ValueError as error:
-            raise ManifestError("%s: not JSON: %s" % (path, error)) from error
-    if not isinstance(manifest, dict) or manifest.get("format") != MANIFEST_FORMAT:
-        raise ManifestError("%s: not a %s manifest" % (path, MANIFEST_FORMAT))
-    for field in ("run_id", "topic", "partitions"):
-        if field not in manifest:
-            raise ManifestError("%s: missing %s" % (path, field))
-    return manifest
-
-
-def manifest_ranges(manifest):
-    """Yields (topic, partition, run_id, key, start, end) for every acknowledged sequence range."""
-    for entry in manifest["partitions"]:
-        for key, ranges in entry["keys"].items():
-            for start, end in ranges:
-                yield manifest["topic"], entry["partition"], manifest["run_id"], key, start, end

@@ -17,17 +17,10 @@ import sys
 import time
 from datetime import UTC, datetime
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-from kafkaops_records import (  # noqa: E402
-    build_manifest,
-    check_name,
-    parse_client_options,
-    parse_options,
-    spark_payload_column,
-    spark_value_column,
-    write_manifest,
-)
+from kafkaops_verify.manifests import build_manifest, write_manifest
+from kafkaops_verify.options import parse_client_options, parse_options
+from kafkaops_verify.records import check_name, spark_payload_column, spark_value_column
+from kafkaops_verify.session import build_session
 
 
 def key_name(index):
@@ -162,18 +155,9 @@ def main(argv=None):
         args.bootstrap_servers, args.topic, args.create_partitions, args.replication_factor, client_options
     )
 
-    from pyspark.sql import SparkSession
-
-    builder = (
-        SparkSession.builder.master(args.master)
-        .appName("kafkaops-bulk-produce %s" % args.topic)
-        .config("spark.ui.showConsoleProgress", "true")
-        .config("spark.task.maxFailures", "1")
+    spark = build_session(
+        args.master, "kafkaops-bulk-produce %s" % args.topic, args.jars, {"spark.task.maxFailures": "1"}
     )
-    if args.jars:
-        builder = builder.config("spark.jars", args.jars)
-    spark = builder.getOrCreate()
-    spark.sparkContext.setLogLevel("WARN")
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     started = time.monotonic()
     try:

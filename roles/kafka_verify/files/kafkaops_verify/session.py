@@ -1,0 +1,58 @@
+"""The Spark session the jobs start, and the package shipped with it to Spark's executors.
+
+Spark's Python workers import the functions a job hands them by module name (the scan engine's
+worker side, engines.partition_scan). With a local master they run on this host and may find the
+package in the folder the job started from; on a cluster (spark://, yarn, k8s://) they run on hosts
+that hold no copy of it. So the package goes with the session as a zip (archive.py), added with
+SparkContext.addPyFile, which copies it to every executor and puts it on its Python workers' path.
+A job run from the archive itself (as the role runs them) ships that very file.
+"""
+
+import atexit
+import os
+import shutil
+import sys
+import tempfile
+
+from kafkaops_verify.archive import ARCHIVE_NAME, loaded_archive, package_archive
+
+
+def ship_package(spark):
+    """Puts the package on the Python path of every executor of the session; once per SparkContext."""
+    context = spark.sparkContext
+    archive = loaded_archive()
+    name = os.path.basename(archive) if archive else ARCHIVE_NAME
+    if any(path.endswith("/" + name) for path in context.listFiles):
+        return
+    if archive is None:
+        # Spark serves the file from where it was added for the whole session, so it stays until exit.
+        directory = tempfile.mkdtemp(prefix="kafkaops-verify-")
+        atexit.register(shutil.rmtree, directory, True)
+        archive = package_archive(directory)
+    context.addPyFile(archive)
+
+
+def build_session(master, app_name, jars="", settings=None, driver_memory=""):
+    """A SparkSession with the connector jars and the package on every executor.
+
+    jars: comma-separated paths for spark.jars; settings: further Spark settings, {name: value}.
+    """
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.master(master).appName(app_name).config("spark.ui.showConsoleProgress", "true")
+    for name, value in (settings or {}).items():
+        builder = builder.config(name, value)
+    if jars:
+        builder = builder.config("spark.jars", jars)
+    if master.startswith("local"):
+        # Local workers run on this host: the interpreter running the job has pyarrow and numpy,
+        # whatever python3 is first on PATH. PySpark reads the workers' interpreter from the
+        # environment only.
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    if driver_memory:
+        # Only takes effect when this process starts the JVM (python -m, not spark-submit).
+        builder = builder.config("spark.driver.memory", driver_memory)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("WARN")
+    ship_package(spark)
+    return spark

@@ -1,0 +1,176 @@
+"""Proves that every acknowledged record is in Kafka exactly once, in order per key, and intact.
+
+Reads the chosen topics with Spark's Kafka source in batch, from each partition's log start to the
+end offset captured when the job starts, and checks per partition and key:
+
+- lost: a sequence a manifest says was acknowledged has no record.
+- duplicates: a record whose (run, key, sequence) already appeared earlier in its partition; each
+  extra copy counts once.
+- out_of_order: a record whose sequence is below the one before it in its key and partition, by
+  offset; extra copies of a record count as duplicates, not here.
+- corrupt: a value that does not parse, whose key field differs from the record key, or whose
+  payload does not match its crc32.
+- offset_gaps: offsets in [start, end) with no record. Spark's Kafka source skips unreadable
+  offsets without a word, so this is counted here. It assumes plain topics: compaction removes
+  offsets and transaction markers take offsets (both show up as gaps), so verify topics with
+  cleanup.policy=delete written without transactions.
+
+Values are parsed in the JVM (Spark SQL expressions). The checks then run one of two ways, with the
+same results: the scan engine (the default) reads each partition once, in offset order, and checks
+it in a single pass in Spark's Python workers (mapInArrow, numpy), shuffling nothing; the sql engine
+evaluates them as Spark SQL window functions, joins and aggregates over the records shuffled by
+partition and key. Writes the JSON report, prints a summary and exits 1 when a check fails (2 when
+the job cannot run).
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+from datetime import UTC, datetime
+
+from kafkaops_verify.engines.scan import SCAN_BATCH_RECORDS, verify_with_scan
+from kafkaops_verify.engines.sql import verify_with_sql
+from kafkaops_verify.kafka_io import capture_offsets, read_topics
+from kafkaops_verify.manifests import ManifestError, ranges_from_manifests, read_manifest
+from kafkaops_verify.options import parse_client_options, parse_options
+from kafkaops_verify.report import summary_lines
+from kafkaops_verify.session import build_session
+
+# Spark's default spark.sql.sources.useV1SourceList without kafka.
+V1_SOURCES_BUT_KAFKA = "avro,csv,json,orc,parquet,text"
+SESSION_SETTINGS = {
+    "spark.sql.session.timeZone": "UTC",
+    # Lets adaptive execution shrink the cached per-group counts to a few partitions; without it
+    # every later query over them runs spark.sql.shuffle.partitions tiny tasks.
+    "spark.sql.optimizer.canChangeCachedPlanOutputPartitioning": "true",
+    # The DataSource V2 Kafka reader hands Spark its rows directly; the V1 one (Spark's default)
+    # turns every record into an external Row and back.
+    "spark.sql.sources.useV1SourceList": V1_SOURCES_BUT_KAFKA,
+    "spark.sql.execution.arrow.maxRecordsPerBatch": str(SCAN_BATCH_RECORDS),
+    # Any other value makes Spark measure the Arrow batch after every record it adds.
+    "spark.sql.execution.arrow.maxBytesPerBatch": str(2**31 - 1),
+}
+
+
+def verify(spark, read, bounds, range_rows, examples_per_kind=5, engine="scan"):
+    """Runs every check; read(bounds) returns the raw DataFrame of those partitions. Returns the report.
+
+    engine "scan" (engines.scan) reads once and shuffles nothing; "sql" (engines.sql) runs the checks
+    as Spark SQL (windows over a shuffle by partition and key), for executors without pyarrow and numpy.
+    """
+    if engine == "sql":
+        return verify_with_sql(spark, read, bounds, range_rows, examples_per_kind)
+    return verify_with_scan(read, bounds, range_rows, examples_per_kind)
+
+
+def verify_session(master, jars, shuffle_partitions, driver_memory, app_name):
+    """The job's SparkSession: build_session with the settings the checks are tuned for."""
+    settings = dict(SESSION_SETTINGS)
+    if shuffle_partitions:
+        settings["spark.sql.shuffle.partitions"] = str(shuffle_partitions)
+    return build_session(master, app_name, jars, settings, driver_memory)
+
+
+def argument_parser():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", maxsplit=1)[0])
+    parser.add_argument("--bootstrap-servers", required=True, help="host:port[,host:port...]")
+    parser.add_argument(
+        "--topics", default="", help="comma-separated topics to read (default: the topics of the manifests)"
+    )
+    parser.add_argument(
+        "--manifest", action="append", default=[], help="a producer's manifest of acknowledged records; repeatable"
+    )
+    parser.add_argument("--report", required=True, help="where to write the JSON report")
+    parser.add_argument(
+        "--master", default="local[*]", help="any Spark master URL: local[N], spark://..., yarn, k8s://... (local[*])"
+    )
+    parser.add_argument(
+        "--jars",
+        default=os.environ.get("KAFKAOPS_SPARK_JARS", ""),
+        help="comma-separated Kafka connector jars for spark.jars (scripts/fetch-spark-jars.sh prints them;"
+        " default: $KAFKAOPS_SPARK_JARS)",
+    )
+    parser.add_argument("--shuffle-partitions", type=int, default=0, help="spark.sql.shuffle.partitions (Spark's)")
+    parser.add_argument("--driver-memory", default="2g", help="spark.driver.memory when run with python (2g)")
+    parser.add_argument("--examples", type=int, default=5, help="offending records shown per kind (5)")
+    parser.add_argument(
+        "--engine",
+        choices=("scan", "sql"),
+        default="scan",
+        help="scan: one ordered pass per partition in Python workers, no shuffle (needs pyarrow, pandas and"
+        " numpy where Spark runs Python); sql: Spark SQL windows over a shuffle (scan)",
+    )
+    parser.add_argument(
+        "--kafka-option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a Java consumer property for Spark's Kafka source, e.g. security.protocol=SSL; repeatable",
+    )
+    parser.add_argument(
+        "--client-option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a kafka-python KafkaConsumer setting for capturing offsets, e.g. security_protocol=SSL; repeatable",
+    )
+    return parser
+
+
+def main(argv=None):
+    args = argument_parser().parse_args(argv)
+    started = time.monotonic()
+    try:
+        manifests = [read_manifest(path) for path in args.manifest]
+    except (OSError, ManifestError) as error:
+        print("verify: %s" % error, file=sys.stderr)
+        return 2
+    topics = sorted({topic for topic in args.topics.split(",") if topic} | {m["topic"] for m in manifests})
+    if not topics:
+        print("verify: no topic to read: give --topics or --manifest", file=sys.stderr)
+        return 2
+
+    kafka_options = parse_options(args.kafka_option, "--kafka-option")
+    client_options = parse_client_options(args.client_option)
+    started_at = datetime.now(UTC).isoformat(timespec="seconds")
+    bounds, missing_topics = capture_offsets(args.bootstrap_servers, topics, client_options)
+    spark = verify_session(
+        args.master, args.jars, args.shuffle_partitions, args.driver_memory, "kafkaops-verify " + ",".join(topics)
+    )
+    try:
+
+        def read(partition_bounds):
+            return read_topics(spark, args.bootstrap_servers, partition_bounds, kafka_options)
+
+        report = verify(spark, read, bounds, ranges_from_manifests(manifests), args.examples, args.engine)
+    except Exception as error:
+        # Exit 1 means "records are wrong"; a job that could not run must not be read that way.
+        print("verify: the Spark job failed: %s" % error, file=sys.stderr)
+        return 2
+    finally:
+        spark.stop()
+    report.update(
+        {
+            "topics": topics,
+            "missing_topics": missing_topics,
+            "manifests": [
+                {"path": path, "run_id": m["run_id"], "topic": m["topic"], "acknowledged": m.get("acknowledged")}
+                for path, m in zip(args.manifest, manifests, strict=True)
+            ],
+            "lost_checked": bool(manifests),
+            "spark_master": args.master,
+            "started_at": started_at,
+            "elapsed_seconds": round(time.monotonic() - started, 1),
+        }
+    )
+    with open(args.report, "w") as stream:
+        json.dump(report, stream, indent=1, sort_keys=True, default=str)
+        stream.write("\n")
+    print("\n".join(summary_lines(report)))
+    return 0 if report["ok"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
