@@ -82,7 +82,10 @@ class UnitProgress:
         """Take one poll's unit state; True when the service will not come up by itself.
 
         Hopeless: systemd knows no such unit; the unit failed; systemd restarted it during the wait
-        (it crashes and will crash again); it stays inactive (nobody starts it).
+        and it is down again (waiting for its next restart), or restarted it twice (it crashes and
+        will crash again); it stays inactive (nobody starts it). One restart alone is not enough:
+        the restart may pick up a mended configuration (a re-run of the role writes the files
+        before it waits), and then the service comes up.
         """
         self.latest = state
         if state["exit_kind"] is not None:
@@ -92,9 +95,11 @@ class UnitProgress:
                 # A start by hand (systemctl start or restart) sets the counter back to 0.
                 self.restarts_at_start = state["restarts"]
         self.inactive_polls = self.inactive_polls + 1 if state["active_state"] == "inactive" else 0
+        restarts = self.restarts_during_wait or 0
         return (state["load_state"] == "not-found"
                 or state["active_state"] == "failed"
-                or bool(self.restarts_during_wait)
+                or (restarts >= 1 and state["sub_state"] == "auto-restart")
+                or restarts >= 2
                 or self.inactive_polls >= INACTIVE_POLLS)
 
     @property
@@ -160,17 +165,17 @@ def cause_lines(text, limit=EXCERPT_LINES, width=LINE_WIDTH):
     """The log lines that carry the reason, oldest first: at most limit lines, each at most width long.
 
     A log4j record is a line with its level and the lines after it (stack traces). Records at
-    ERROR or FATAL count, and so does any record carrying an exception (ZooKeeper logs a peer it
-    cannot reach at WARN, with the UnknownHostException under it). Of a record, its first line,
+    ERROR or FATAL count; when the tail holds none, any record carrying an exception does (ZooKeeper
+    logs a peer it cannot reach at WARN, with the UnknownHostException under it), but not beside
+    an ERROR: a broker's controlled shutdown logs exceptions at INFO that would crowd out the fatal
+    one of the start that follows. Of a record, its first line,
     the exception and its 'Caused by' lines are kept, not the stack frames. A record that repeats
     (a crash loop writes the same one on every start) is kept once, where it last appeared. When
     not all fit, the newest records win; of one record too long, its last causes (the root one).
     """
-    records = []
-    for record in _records(text):
-        kept = _cause_of(record)
-        if kept:
-            records.append(kept)
+    found = [_cause_of(record) for record in _records(text)]
+    at_cause_level = [kept for kept, severe in found if kept and severe]
+    records = at_cause_level or [kept for kept, unused in found if kept]
     latest = {}
     for position, record in enumerate(records):
         latest[tuple(LEADING_TIMESTAMP.sub("", line) for line in record)] = position
@@ -201,14 +206,15 @@ def _records(text):
 
 
 def _cause_of(record):
-    """The lines of a record worth showing, or [] when it does not carry a cause."""
+    """The lines of a record worth showing ([] when it carries no cause), and whether it is at a cause level."""
     # A record cut off by the start of the tail has no heading, only its exception and stack frames.
     heading = record[0] if not (record[0][0].isspace() or THROWABLE.match(record[0])) else None
     throwables = [line.strip() for line in (record[1:] if heading else record) if THROWABLE.match(line.strip())]
     level = LEVEL.search(heading) if heading else None
-    if not throwables and not (level and level.group(1) in CAUSE_LEVELS):
-        return []
-    return ([heading] if heading else []) + throwables
+    severe = bool(level and level.group(1) in CAUSE_LEVELS)
+    if not throwables and not severe:
+        return [], False
+    return ([heading] if heading else []) + throwables, severe
 
 
 def journal_cause_lines(text, limit=EXCERPT_LINES, width=LINE_WIDTH):

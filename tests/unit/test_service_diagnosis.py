@@ -105,9 +105,14 @@ AUTO_RESTART = show("activating", "auto-restart", code=1, status=1, result="exit
 
 @pytest.mark.parametrize("polls, hopeless_at", [
     ([RUNNING] * 5, None),
-    # The first restart is seen when systemd starts the process again after RestartSec.
-    ([RUNNING, AUTO_RESTART, show(restarts=1)], 3),
-    ([show(restarts=4), show("activating", "auto-restart", restarts=4, code=1, status=1), show(restarts=5)], 3),
+    # A restart during the wait, then down again: a crash loop.
+    ([RUNNING, AUTO_RESTART, show(restarts=1), show("activating", "auto-restart", restarts=1, pid=0)], 4),
+    ([show(restarts=4), show("activating", "auto-restart", restarts=4, code=1, status=1), show(restarts=5),
+      show("activating", "auto-restart", restarts=5, code=1, status=1, pid=0)], 4),
+    # The restart picked up a mended configuration: the service runs on, the wait goes on.
+    ([AUTO_RESTART, show(restarts=1), show(restarts=1), show(restarts=1)], None),
+    # Two restarts during the wait, even if the poll missed the down time between them.
+    ([RUNNING, show(restarts=1), show(restarts=2)], 3),
     ([show("failed", "failed", restarts=0, result="start-limit-hit", pid=0)], 1),
     # One inactive poll may fall between the stop and the start of a restart; two in a row do not.
     ([show("inactive", "dead", pid=0), RUNNING, show("inactive", "dead", pid=0), RUNNING], None),
@@ -115,10 +120,12 @@ AUTO_RESTART = show("activating", "auto-restart", code=1, status=1, result="exit
     ([show("deactivating", "stop-sigterm")] * 3, None),
     ([show(load="not-found", active="inactive", sub="dead", pid=0)], 1),
     # A start by hand sets NRestarts back to 0; restarts counted from there.
-    ([show(restarts=3), show(restarts=0), show(restarts=0), show(restarts=1)], 4),
+    ([show(restarts=3), show(restarts=0), show(restarts=0), show(restarts=1),
+      show("activating", "auto-restart", restarts=1, pid=0)], 5),
     # Without NRestarts (systemd before 235) a crash loop shows only as failed in the end.
     ([show(restarts=None), show("activating", "auto-restart", restarts=None, pid=0), show(restarts=None)], None),
-], ids=["steady", "restarted", "restarted-again", "failed", "inactive-once", "inactive-twice", "stopping",
+], ids=["steady", "restarted-and-down-again", "restarted-again-and-down", "mended-by-the-restart",
+        "restarted-twice", "failed", "inactive-once", "inactive-twice", "stopping",
         "unknown-unit", "counter-reset-by-hand", "no-restart-counter"])
 def test_waiting_stops_when_the_unit_is_hopeless(polls, hopeless_at):
     progress = UnitProgress()
@@ -181,8 +188,19 @@ def test_an_unread_unit_says_why():
      "[2025-01-07 10:00:01,100] WARN No meta.properties file under dir /var/lib/kafka (kafka.server.BrokerMetadata)\n",
      []),
     ("", []),
+    # Seen on a restarted broker: its controlled shutdown logged exceptions at INFO, then the new start
+    # failed. Only the fatal record is the cause.
+    ("[2026-11-23 17:20:55,774] INFO [ReplicaFetcher replicaId=1002, leaderId=1003, fetcherId=0] Error sending fetch "
+     "request (sessionId=674808893, epoch=129) to node 1003: (org.apache.kafka.clients.FetchSessionHandler)\n"
+     "java.io.IOException: Client was shutdown before response was read\n\tat a.b(C.java:1)\n"
+     "[2026-11-23 17:20:57,866] ERROR Exiting Kafka due to fatal exception (kafka.Kafka$)\n"
+     "org.apache.kafka.common.config.ConfigException: Invalid value not-a-number for configuration "
+     "num.network.threads: Not a number of type INT\n\tat d.e(F.java:2)\n",
+     ["[2026-11-23 17:20:57,866] ERROR Exiting Kafka due to fatal exception (kafka.Kafka$)",
+      "org.apache.kafka.common.config.ConfigException: Invalid value not-a-number for configuration "
+      "num.network.threads: Not a number of type INT"]),
 ], ids=["kafka-crash-loop", "zookeeper-unresolved-peers", "caused-by-chain", "tail-starts-inside-a-record",
-        "exception-in-thread", "nothing-wrong", "empty"])
+        "exception-in-thread", "nothing-wrong", "empty", "shutdown-noise-then-fatal"])
 def test_cause_lines_are_picked_from_a_log(text, expected):
     assert cause_lines(text) == expected
 
@@ -257,18 +275,19 @@ class FakeModule:
 def test_a_watch_stops_on_a_restart_and_reads_the_log_file(tmp_path):
     log = tmp_path / "server.log"
     log.write_text(BROKER_CRASH_LOOP)
-    module = FakeModule({"systemctl": [(0, RUNNING, ""), (0, AUTO_RESTART, ""), (0, show(restarts=1), "")],
+    module = FakeModule({"systemctl": [(0, RUNNING, ""), (0, AUTO_RESTART, ""), (0, show(restarts=1), ""),
+                                       (0, show(restarts=2), "")],
                          "journalctl": (0, BAD_HEAP_JOURNAL, "")})
     watch = ServiceWatch(module, "kafka-broker-1001", str(log))
-    assert [watch.hopeless() for unused in range(3)] == [False, False, True]
+    assert [watch.hopeless() for unused in range(4)] == [False, False, False, True]
     assert module.commands[0][1:] == ["show", "--property=LoadState,ActiveState,SubState,Result,NRestarts,"
                                       "ExecMainCode,ExecMainStatus,MainPID", "--", "kafka-broker-1001"]
     report, details = watch.diagnosis()
     # The exit seen while systemd waited to restart it is kept: the restarted process has none yet.
-    assert report.startswith("the unit is active (running) and restarted once during the wait, last exit status 1. "
+    assert report.startswith("the unit is active (running) and restarted 2 times during the wait, last exit status 1. "
                              "From %s: " % log)
     assert details["log_source"] == str(log) and details["log_excerpt"] == cause_lines(BROKER_CRASH_LOOP)
-    assert details["unit_state"]["restarts_during_wait"] == 1
+    assert details["unit_state"]["restarts_during_wait"] == 2
     assert not any(command[0].endswith("journalctl") for command in module.commands)
 
 
