@@ -190,7 +190,7 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin impo
     failure_details,
 )
 from ansible_collections.kafkaops.cluster.plugins.module_utils._option_limits import NumberLimit
-from ansible_collections.kafkaops.cluster.plugins.module_utils._reassign import (
+from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_executor import (
     PlanInputError,
     cancel,
     check_against_cluster,

@@ -136,7 +136,7 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
-from ansible_collections.kafkaops.cluster.plugins.module_utils._assignment import (
+from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_planner import (
     PlanError,
     assignment_from_kafka_json,
     plan_reassignment,

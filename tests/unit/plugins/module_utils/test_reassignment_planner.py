@@ -11,8 +11,8 @@ import random
 from collections import deque
 
 import pytest
-from ansible_collections.kafkaops.cluster.plugins.module_utils import _assignment as planner
-from ansible_collections.kafkaops.cluster.plugins.module_utils._assignment import (
+from ansible_collections.kafkaops.cluster.plugins.module_utils import _reassignment_planner as planner
+from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_planner import (
     PlanError,
     assignment_from_kafka_json,
     assignment_to_kafka_json,
