@@ -114,3 +114,29 @@ def current_assignment(topics):
     """{topic: {partition: [replicas]}} from read_topics() output."""
     return dict((name, dict((item["partition"], list(item["replicas"])) for item in partitions))
                 for name, partitions in topics.items())
+
+
+def run_cluster_info(module, client):
+    """kafka_cluster_info: the cluster, its topics and the optional configs and sizes, in module.result."""
+    params = module.params
+    result = read_brokers(client)
+    partitions_by_topic = read_topics(client, params["topics"], params["include_internal"])
+    under_replicated, offline = summarize_topics(partitions_by_topic)
+    topics = {}
+    for name, partitions in partitions_by_topic.items():
+        topics[name] = dict(partition_count=len(partitions),
+                            replication_factor=max([len(item["replicas"]) for item in partitions] or [0]),
+                            partitions=partitions)
+    if params["include_configs"]:
+        for name, configs in read_topic_configs(client, sorted(topics)).items():
+            if name in topics:
+                topics[name]["config"] = configs["overrides"]
+    if params["include_sizes"]:
+        sizes = read_partition_sizes(client, sorted(topics))
+        for name, topic in topics.items():
+            for partition in topic["partitions"]:
+                partition["sizes"] = sizes.get(name, {}).get(partition["partition"], {})
+            topic["size_bytes"] = sum(sum(partition["sizes"].values()) for partition in topic["partitions"])
+    result.update(topics=topics, under_replicated_partitions=under_replicated, offline_partitions=offline,
+                  reassignments=read_reassignments(client, params["topics"]))
+    module.result.update(changed=False, **result)

@@ -1,15 +1,14 @@
 # -*- coding: utf-8 -*-
 # Copyright: kafkaops.cluster developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Declared topics against the live ones: what to create, grow, reconfigure or delete.
+"""The module kafka_topic's run: read the declared topics' state, then apply the difference.
 
-The first half is pure (plain dicts in, plain dicts out) and unit-tested: normalising the declared
-topics, checking them, and computing the difference from the cluster's state. The second half
-reads that state and applies a difference with a handful of batched admin requests, whatever the
-number of topics: one Metadata, one DescribeConfigs, then at most one CreatePartitions,
-IncrementalAlterConfigs and DeleteTopics, and the topics to create in a few CreateTopics requests
-sent side by side (see create_batches). Each write is also sent beforehand with validate_only, so
-the brokers' own checks run before anything changes.
+The difference itself is computed without the network (_topic_changes.py). Here it is read and
+sent with a handful of batched admin requests, whatever the number of topics: one Metadata, one
+DescribeConfigs, then at most one CreatePartitions, IncrementalAlterConfigs and DeleteTopics, and
+the topics to create in a few CreateTopics requests sent side by side (see create_batches). Each
+write is also sent beforehand with validate_only, so the brokers' own checks run before anything
+changes.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -23,16 +22,27 @@ try:
 except ImportError:
     ConfigResource = ConfigResourceType = None
 
-from ansible_collections.kafkaops.cluster.plugins.module_utils._cluster import read_topic_configs, read_topics
-
+from ansible_collections.kafkaops.cluster.plugins.module_utils._cluster import (
+    read_brokers,
+    read_topic_configs,
+    read_topics,
+)
 from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin import (
+    AdminClientPool,
     KafkaAdminError,
     describe_error,
     error_name,
     run_side_by_side,
 )
+from ansible_collections.kafkaops.cluster.plugins.module_utils._topic_changes import (
+    TopicSpecError,
+    declared_topics,
+    field_name,
+    normalize_topics,
+    plan_topic_changes,
+    topics_needing_configs,
+)
 
-TOPIC_NAME = re.compile(r"^[a-zA-Z0-9._-]{1,249}$")
 # Topics to create go in up to CREATE_REQUESTS_AT_ONCE CreateTopics requests sent side by side, each
 # over a connection of its own (a broker handles one request per connection at a time), with at least
 # FEWEST_TOPICS_PER_REQUEST topics each. With ZooKeeper the controller writes a request's topics one
@@ -44,185 +54,6 @@ TOPIC_NAME = re.compile(r"^[a-zA-Z0-9._-]{1,249}$")
 # 8 request handler threads. Figures: docs/benchmarks.md.
 CREATE_REQUESTS_AT_ONCE = 4
 FEWEST_TOPICS_PER_REQUEST = 25
-# Set and cleared by the reassignment machinery; never reset by config_mode=replace.
-REPLACE_EXEMPT_KEYS = frozenset(["leader.replication.throttled.replicas", "follower.replication.throttled.replicas"])
-
-
-class TopicSpecError(Exception):
-    """A declared topic cannot be applied; field names the offending input, such as topics[2].partitions."""
-
-    def __init__(self, field, message):
-        super(TopicSpecError, self).__init__("%s: %s" % (field, message))
-        self.field = field
-
-
-def config_value(value):
-    """Kafka configs are strings on the wire; YAML gives booleans and numbers."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (list, tuple)):
-        return ",".join(config_value(item) for item in value)
-    if value is None:
-        return None
-    return str(value)
-
-
-def _positive_int(value, field, allow_none=True):
-    if value is None and allow_none:
-        return None
-    if isinstance(value, bool):
-        raise TopicSpecError(field, "must be a whole number, not %r" % (value,))
-    try:
-        number = int(value)
-    except (TypeError, ValueError):
-        raise TopicSpecError(field, "must be a whole number, not %r" % (value,)) from None
-    if number < 1 or str(number) != str(value).strip():
-        raise TopicSpecError(field, "must be a whole number of at least 1, not %r" % (value,))
-    return number
-
-
-def check_topic_name(name, field):
-    if not isinstance(name, str) or not name:
-        raise TopicSpecError(field, "a topic name is required")
-    if name in (".", ".."):
-        raise TopicSpecError(field, "%r is not a legal topic name" % name)
-    if not TOPIC_NAME.match(name):
-        raise TopicSpecError(field, "%r is not a legal topic name: use up to 249 of the characters "
-                                    "a-z A-Z 0-9 . _ -" % name)
-    return name
-
-
-def normalize_topics(topics, default_state="present", field_prefix="topics"):
-    """Declared topics as [{name, partitions, replication_factor, config, state}], checked.
-
-    Raises TopicSpecError for a bad entry, naming it (topics[3].partitions) so a user can find it.
-    """
-    normalized = []
-    seen = {}
-    for index, item in enumerate(topics):
-        # With a single topic (field_prefix None) the fields are the module options themselves.
-        where = "%s[%d]" % (field_prefix, index) if field_prefix else ""
-        if not isinstance(item, dict):
-            raise TopicSpecError(where or "name", "each topic is a mapping with at least a name")
-        unknown = sorted(set(item) - set(["name", "partitions", "replication_factor", "config", "state"]))
-        if unknown:
-            raise TopicSpecError(where or "topics", "unknown key(s) %s; a topic takes name, partitions, "
-                                                    "replication_factor, config, state" % ", ".join(unknown))
-        name = check_topic_name(item.get("name"), _join(where, "name"))
-        if name in seen:
-            raise TopicSpecError(_join(where, "name"), "topic %r is declared twice (also %s[%d])"
-                                 % (name, field_prefix, seen[name]))
-        seen[name] = index
-        state = item.get("state") or default_state
-        if state not in ("present", "absent"):
-            raise TopicSpecError(_join(where, "state"), "must be present or absent, not %r" % (state,))
-        config = item.get("config") or {}
-        if not isinstance(config, dict):
-            raise TopicSpecError(_join(where, "config"), "must be a mapping of topic config keys to values")
-        clean_config = {}
-        for key, value in config.items():
-            if not isinstance(key, str) or not key.strip():
-                raise TopicSpecError(_join(where, "config"), "config keys must be non-empty strings")
-            if value is None:
-                raise TopicSpecError(_join(where, "config." + key), "has no value")
-            clean_config[key.strip()] = config_value(value)
-        normalized.append(dict(
-            name=name,
-            state=state,
-            partitions=_positive_int(item.get("partitions"), _join(where, "partitions")),
-            replication_factor=_positive_int(item.get("replication_factor"), _join(where, "replication_factor")),
-            config=clean_config,
-            field=where,
-        ))
-    return normalized
-
-
-def _join(where, field):
-    return "%s.%s" % (where, field) if where else field
-
-
-def topic_view(state):
-    """What diff mode shows of one topic: its counts and the configs set on the topic itself."""
-    if state is None:
-        return None
-    return dict(partitions=state["partitions"], replication_factor=state["replication_factor"],
-                config=dict(sorted(state["overrides"].items())))
-
-
-def plan_topic_changes(desired, actual, live_brokers, config_mode="merge"):
-    """Compute the difference between declared topics and the cluster, or raise TopicSpecError.
-
-    desired: normalize_topics() output.
-    actual: {name: {partitions, replication_factor, configs: {key: value}, overrides: {key: value}}}
-      for the declared topics that exist (configs: every effective value; overrides: those set on
-      the topic itself).
-    live_brokers: number of brokers alive now.
-    Returns {create, add_partitions, alter_configs, delete, topics, changed, before, after}: the
-    requests to send and, per changed topic, its state before and after.
-    """
-    create, add_partitions, alter_configs, delete = [], {}, {}, []
-    before, after, changed_names = {}, {}, []
-    for topic in desired:
-        name, where = topic["name"], topic["field"]
-        current = actual.get(name)
-        if topic["state"] == "absent":
-            if current is not None:
-                delete.append(name)
-                before[name], after[name] = topic_view(current), None
-                changed_names.append(name)
-            continue
-        replication_factor = topic["replication_factor"]
-        if replication_factor is not None and replication_factor > live_brokers:
-            raise TopicSpecError(_join(where, "replication_factor"), "%d is more than the %d live broker(s) of the "
-                                 "cluster; topic %r" % (replication_factor, live_brokers, name))
-        if current is None:
-            create.append(dict(name=name, partitions=topic["partitions"], replication_factor=replication_factor,
-                               config=dict(topic["config"])))
-            before[name] = None
-            after[name] = dict(partitions=topic["partitions"], replication_factor=replication_factor,
-                               config=dict(sorted(topic["config"].items())))
-            changed_names.append(name)
-            continue
-        wanted = dict(partitions=current["partitions"], replication_factor=current["replication_factor"],
-                      overrides=dict(current["overrides"]))
-        if topic["partitions"] is not None:
-            if topic["partitions"] < current["partitions"]:
-                raise TopicSpecError(_join(where, "partitions"), "topic %r has %d partitions; Kafka cannot reduce "
-                                     "that to %d (only raise it, or recreate the topic)"
-                                     % (name, current["partitions"], topic["partitions"]))
-            if topic["partitions"] > current["partitions"]:
-                add_partitions[name] = topic["partitions"]
-                wanted["partitions"] = topic["partitions"]
-        if replication_factor is not None and replication_factor != current["replication_factor"]:
-            raise TopicSpecError(_join(where, "replication_factor"), "topic %r has replication factor %d; changing "
-                                 "it to %d moves data, so it is done by a reassignment: run "
-                                 "ansible-playbook kafkaops.cluster.prepare_reassignment -e '{\"topics\": [\"%s\"], "
-                                 "\"replication_factor\": %d}' and then kafkaops.cluster.execute_reassignment"
-                                 % (name, current["replication_factor"], replication_factor, name,
-                                    replication_factor))
-        operations = {}
-        for key, value in sorted(topic["config"].items()):
-            if current["configs"].get(key) != value:
-                operations[key] = ("SET", value)
-                wanted["overrides"][key] = value
-            elif key not in current["overrides"]:
-                # The default already has this value; leave the topic following the default.
-                pass
-        if config_mode == "replace":
-            for key in sorted(current["overrides"]):
-                if key not in topic["config"] and key not in REPLACE_EXEMPT_KEYS:
-                    operations[key] = ("DELETE", None)
-                    del wanted["overrides"][key]
-        if operations:
-            alter_configs[name] = operations
-        if wanted["partitions"] != current["partitions"] or operations:
-            before[name], after[name] = topic_view(current), topic_view(wanted)
-            changed_names.append(name)
-    return dict(create=create, add_partitions=add_partitions, alter_configs=alter_configs, delete=delete,
-                changed=bool(changed_names), topics=changed_names, before=before, after=after)
-
-
-# ---- talking to the cluster ------------------------------------------------------------------
 
 
 def read_declared_topics(client, names, config_names=None):
@@ -248,12 +79,6 @@ def add_configs(client, existing, names):
     for name, configs in read_topic_configs(client, sorted(names)).items():
         if name in existing:
             existing[name].update(configs)
-
-
-def topics_needing_configs(desired, config_mode):
-    """Topics whose configs the difference depends on: those declaring configs, or all with replace."""
-    return [topic["name"] for topic in desired
-            if topic["state"] == "present" and (topic["config"] or config_mode == "replace")]
 
 
 def create_batches(items, most=CREATE_REQUESTS_AT_ONCE, fewest=FEWEST_TOPICS_PER_REQUEST):
@@ -296,7 +121,7 @@ def _create_topics(clients, items, timeout_ms, validate_only=False):
 def _field_of(name, desired, suffix):
     for topic in desired:
         if topic["name"] == name:
-            return _join(topic["field"], suffix)
+            return field_name(topic["field"], suffix)
     return "topic %s" % name
 
 
@@ -411,3 +236,52 @@ def wait_for_partitions(client, changes, timeout_ms):
             raise KafkaAdminError("changes were made, but %d topic(s) still have partitions without a leader "
                                   "after %d s: %s" % (len(pending), timeout_ms // 1000, ", ".join(pending[:10])))
         time.sleep(0.2)
+
+
+# ---- the module's run ------------------------------------------------------------------------
+
+
+def unchanged_topic_result():
+    """What kafka_topic returns when nothing changes (a failure returns it too)."""
+    return dict(changed=False, topics=[], created=[], deleted=[], partitions_added={}, configs_altered={})
+
+
+def check_topic_inputs(module):
+    """The declared topics, normalised and checked before connecting (TopicSpecError names the field)."""
+    items, field = declared_topics(module.params)
+    return normalize_topics(items, module.params["state"], None if field == "name" else field)
+
+
+def run_topic(module, client, desired):
+    """kafka_topic: read the declared topics, compute the difference, validate it, apply it unless in check mode."""
+    params = module.params
+    need_configs = topics_needing_configs(desired, params["config_mode"])
+    actual = read_declared_topics(client, [topic["name"] for topic in desired], need_configs)
+    live_brokers = len(read_brokers(client)["brokers"])
+    changes = plan_topic_changes(desired, actual, live_brokers, params["config_mode"])
+    if module.diff:
+        # The diff shows each changed topic's configs, so read those not read yet and plan again.
+        missing = [name for name in changes["topics"] if name in actual and name not in need_configs]
+        if missing:
+            add_configs(client, actual, missing)
+            changes = plan_topic_changes(desired, actual, live_brokers, params["config_mode"])
+    timeout_ms = params["request_timeout"] * 1000
+    if changes["changed"]:
+        clients = AdminClientPool(client, module.connect)
+        try:
+            validate_on_cluster(clients, changes, desired, timeout_ms)
+            if not module.check_mode:
+                apply_changes(clients, changes, desired, timeout_ms, params["wait"])
+        finally:
+            clients.close()
+    module.result.update(
+        changed=changes["changed"],
+        topics=changes["topics"],
+        created=[item["name"] for item in changes["create"]],
+        deleted=list(changes["delete"]),
+        partitions_added=dict(changes["add_partitions"]),
+        configs_altered=dict((name, dict((key, value) for key, (unused, value) in operations.items()))
+                             for name, operations in changes["alter_configs"].items()),
+    )
+    if module.diff:
+        module.result["diff"] = dict(before=changes["before"], after=changes["after"])

@@ -120,69 +120,19 @@ reassignments:
   elements: dict
 """
 
-from ansible.module_utils.basic import AnsibleModule, missing_required_lib
+from ansible_collections.kafkaops.cluster.plugins.module_utils._admin_module import KafkaAdminModule
+from ansible_collections.kafkaops.cluster.plugins.module_utils._cluster import run_cluster_info
 
-from ansible_collections.kafkaops.cluster.plugins.module_utils._cluster import (
-    read_brokers,
-    read_partition_sizes,
-    read_reassignments,
-    read_topic_configs,
-    read_topics,
-    summarize_topics,
-)
-from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin import (
-    HAS_KAFKA,
-    KAFKA_IMPORT_ERROR,
-    admin_client,
-    check_admin_options,
-    close_quietly,
-    connection_argument_spec,
-    failure_details,
+ARGUMENT_SPEC = dict(
+    topics=dict(type="list", elements="str", default=[]),
+    include_internal=dict(type="bool", default=False),
+    include_configs=dict(type="bool", default=False),
+    include_sizes=dict(type="bool", default=False),
 )
 
 
 def main():
-    argument_spec = connection_argument_spec()
-    argument_spec.update(
-        topics=dict(type="list", elements="str", default=[]),
-        include_internal=dict(type="bool", default=False),
-        include_configs=dict(type="bool", default=False),
-        include_sizes=dict(type="bool", default=False),
-    )
-    module = AnsibleModule(argument_spec=argument_spec, supports_check_mode=True)
-    if not HAS_KAFKA:
-        module.fail_json(msg=missing_required_lib("kafka-python"), exception=KAFKA_IMPORT_ERROR)
-
-    params = module.params
-    client = None
-    try:
-        check_admin_options(params)
-        client = admin_client(params)
-        result = read_brokers(client)
-        partitions_by_topic = read_topics(client, params["topics"], params["include_internal"])
-        under_replicated, offline = summarize_topics(partitions_by_topic)
-        topics = {}
-        for name, partitions in partitions_by_topic.items():
-            topics[name] = dict(partition_count=len(partitions),
-                                replication_factor=max([len(item["replicas"]) for item in partitions] or [0]),
-                                partitions=partitions)
-        if params["include_configs"]:
-            for name, configs in read_topic_configs(client, sorted(topics)).items():
-                if name in topics:
-                    topics[name]["config"] = configs["overrides"]
-        if params["include_sizes"]:
-            sizes = read_partition_sizes(client, sorted(topics))
-            for name, topic in topics.items():
-                for partition in topic["partitions"]:
-                    partition["sizes"] = sizes.get(name, {}).get(partition["partition"], {})
-                topic["size_bytes"] = sum(sum(partition["sizes"].values()) for partition in topic["partitions"])
-        result.update(topics=topics, under_replicated_partitions=under_replicated, offline_partitions=offline,
-                      reassignments=read_reassignments(client, params["topics"]))
-    except Exception as error:  # pylint: disable=broad-except
-        module.fail_json(**failure_details(error))
-    finally:
-        close_quietly(client)
-    module.exit_json(changed=False, **result)
+    KafkaAdminModule(ARGUMENT_SPEC).run(run_cluster_info)
 
 
 if __name__ == "__main__":

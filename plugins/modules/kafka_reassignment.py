@@ -176,30 +176,25 @@ rate:
   sample: 1003520
 """
 
-import json
-
-from ansible.module_utils.basic import AnsibleModule, missing_required_lib
-
-from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin import (
-    HAS_KAFKA,
-    KAFKA_IMPORT_ERROR,
-    admin_client,
-    check_admin_options,
-    close_quietly,
-    connection_argument_spec,
-    failure_details,
-)
+from ansible_collections.kafkaops.cluster.plugins.module_utils._admin_module import KafkaAdminModule
 from ansible_collections.kafkaops.cluster.plugins.module_utils._option_limits import NumberLimit
 from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_executor import (
-    PlanInputError,
-    cancel,
-    check_against_cluster,
-    execute,
-    parse_plan,
-    read_state,
-    submit,
+    check_reassignment_inputs,
+    run_reassignment,
+    unchanged_reassignment_result,
 )
 
+ARGUMENT_SPEC = dict(
+    plan=dict(type="dict"),
+    plan_file=dict(type="path"),
+    state=dict(type="str", default="present", choices=["present", "absent"]),
+    throttle=dict(type="int", default=0),
+    max_moves_per_broker=dict(type="int", default=20),
+    wait=dict(type="bool", default=True),
+    timeout=dict(type="int", default=3600),
+    poll_interval=dict(type="float", default=2),
+    elect_leaders=dict(type="bool", default=True),
+)
 LIMITS = dict(
     throttle=NumberLimit(minimum=0),
     max_moves_per_broker=NumberLimit(minimum=1),
@@ -208,83 +203,10 @@ LIMITS = dict(
 )
 
 
-def load_plan(module):
-    if module.params["plan"] is not None:
-        return module.params["plan"], "plan"
-    try:
-        with open(module.params["plan_file"]) as handle:
-            return json.load(handle), "plan_file"
-    except (OSError, ValueError) as error:
-        raise PlanInputError("plan_file", "cannot read %s: %s" % (module.params["plan_file"], error)) from None
-
-
 def main():
-    argument_spec = connection_argument_spec()
-    argument_spec.update(
-        plan=dict(type="dict"),
-        plan_file=dict(type="path"),
-        state=dict(type="str", default="present", choices=["present", "absent"]),
-        throttle=dict(type="int", default=0),
-        max_moves_per_broker=dict(type="int", default=20),
-        wait=dict(type="bool", default=True),
-        timeout=dict(type="int", default=3600),
-        poll_interval=dict(type="float", default=2),
-        elect_leaders=dict(type="bool", default=True),
-    )
-    module = AnsibleModule(argument_spec=argument_spec, supports_check_mode=True,
-                           mutually_exclusive=[("plan", "plan_file")], required_one_of=[("plan", "plan_file")])
-    if not HAS_KAFKA:
-        module.fail_json(msg=missing_required_lib("kafka-python"), exception=KAFKA_IMPORT_ERROR)
-
-    params = module.params
-    result = dict(changed=False, partitions=[], already_in_place=0)
-    client = None
-    try:
-        check_admin_options(params, LIMITS)
-        if params["throttle"] and not params["wait"]:
-            raise PlanInputError("throttle", "needs wait: true, so the throttle can be removed when the moves end")
-        plan, field = load_plan(module)
-        parsed = parse_plan(plan, field)
-        client = admin_client(params)
-        assignment, brokers, ongoing = read_state(client, set(entry[0] for entry in parsed))
-        timeout_ms = params["request_timeout"] * 1000
-
-        if params["state"] == "absent":
-            keys = [(topic, partition) for topic, partition, unused in parsed if (topic, partition) in ongoing]
-            result["partitions"] = ["%s-%d" % key for key in keys]
-            result["cancelled"] = result["partitions"] if module.check_mode else cancel(client, keys, timeout_ms)
-            result["changed"] = bool(keys)
-            module.exit_json(**result)
-
-        pending = check_against_cluster(parsed, assignment, brokers, ongoing, field)
-        result.update(changed=bool(pending), already_in_place=len(parsed) - len(pending),
-                      partitions=["%s-%d" % (entry["topic"], entry["partition"]) for entry in pending])
-        if module._diff:
-            result["diff"] = dict(
-                before=dict(("%s-%d" % (entry["topic"], entry["partition"]), entry["current"]) for entry in pending),
-                after=dict(("%s-%d" % (entry["topic"], entry["partition"]), entry["target"]) for entry in pending))
-        if pending and not module.check_mode:
-            if params["wait"]:
-                def report(done, total, elapsed):
-                    module.log("kafka_reassignment: %d of %d partitions moved, %.1f s" % (done, total, elapsed))
-
-                result.update(execute(client, pending, params["throttle"], params["max_moves_per_broker"],
-                                      params["timeout"], params["poll_interval"], timeout_ms, report,
-                                      params["elect_leaders"]))
-                sizes_error = result.pop("sizes_error")
-                if sizes_error:
-                    module.warn("the partition sizes could not be read (%s), so bytes_to_move, expected_seconds "
-                                "and rate are null; the moves themselves are done" % sizes_error)
-                if result.get("election_error"):
-                    module.warn("the partitions moved, but the preferred leader election failed (%s); run "
-                                "it again later or rely on auto.leader.rebalance.enable" % result["election_error"])
-            else:
-                submit(client, pending, timeout_ms)
-    except Exception as error:  # pylint: disable=broad-except
-        module.fail_json(**dict(result, **failure_details(error)))
-    finally:
-        close_quietly(client)
-    module.exit_json(**result)
+    module = KafkaAdminModule(ARGUMENT_SPEC, limits=LIMITS, mutually_exclusive=[("plan", "plan_file")],
+                              required_one_of=[("plan", "plan_file")])
+    module.run(run_reassignment, check_inputs=check_reassignment_inputs, result=unchanged_reassignment_result())
 
 
 if __name__ == "__main__":

@@ -131,158 +131,32 @@ dest:
   type: str
 """
 
-import json
-import os
-
-from ansible.module_utils.basic import AnsibleModule, missing_required_lib
-
-from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_planner import (
-    PlanError,
-    assignment_from_kafka_json,
-    plan_reassignment,
-)
-from ansible_collections.kafkaops.cluster.plugins.module_utils._cluster import (
-    current_assignment,
-    read_brokers,
-    read_reassignments,
-    read_topics,
-)
-from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin import (
-    HAS_KAFKA,
-    KAFKA_IMPORT_ERROR,
-    admin_client,
-    check_admin_options,
-    close_quietly,
-    connection_argument_spec,
-    failure_details,
-)
+from ansible_collections.kafkaops.cluster.plugins.module_utils._admin_module import KafkaAdminModule
 from ansible_collections.kafkaops.cluster.plugins.module_utils._option_limits import NumberLimit
+from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_planner_io import (
+    check_plan_inputs,
+    run_reassignment_plan,
+)
 
+ARGUMENT_SPEC = dict(
+    topics=dict(type="list", elements="str", default=[]),
+    broker_list=dict(type="raw", required=True),
+    replication_factor=dict(type="int"),
+    current_assignment=dict(type="raw"),
+    broker_racks=dict(type="raw"),
+    rack_aware=dict(type="bool", default=True),
+    dest=dict(type="path"),
+)
 LIMITS = dict(replication_factor=NumberLimit(minimum=1))
 
 
-def _topic_names(params):
-    names = []
-    for item in params["topics"]:
-        names.extend(part.strip() for part in str(item).split(",") if part.strip())
-    return sorted(set(names))
-
-
-def offline_inputs(params):
-    assignment = assignment_from_kafka_json(params["current_assignment"])
-    racks = params["broker_racks"]
-    if racks is None:
-        return assignment, None
-    if isinstance(racks, dict):
-        brokers = {}
-        for key, rack in racks.items():
-            try:
-                brokers[int(key)] = rack
-            except (TypeError, ValueError):
-                raise PlanError("broker_racks", "keys are broker ids, not %r" % (key,)) from None
-        return assignment, brokers
-    if isinstance(racks, list):
-        return assignment, racks
-    raise PlanError("broker_racks", "a mapping of broker id to rack, or a list of broker ids")
-
-
-def cluster_inputs(client, topics):
-    partitions = read_topics(client, topics or None)
-    ongoing = ["%s-%d" % (item["topic"], item["partition"]) for item in read_reassignments(client, topics or None)
-               if item["topic"] in partitions]
-    if ongoing:
-        raise PlanError("topics", "partitions are being reassigned now: %s; wait until that ends (or cancel it) "
-                                  "before planning the next" % ", ".join(ongoing[:20]))
-    brokers = dict((broker["id"], broker["rack"]) for broker in read_brokers(client)["brokers"])
-    return current_assignment(partitions), brokers
-
-
-def write_file(module, path, content):
-    """Write content unless the file holds it already; returns (changed, before text)."""
-    before = ""
-    if os.path.exists(path):
-        with open(path) as handle:
-            before = handle.read()
-    if before == content:
-        return False, before
-    if not module.check_mode:
-        directory = os.path.dirname(os.path.abspath(path))
-        if not os.path.isdir(directory):
-            raise PlanError("dest", "folder %s does not exist" % directory)
-        temporary = path + ".tmp"
-        with open(temporary, "w") as handle:
-            handle.write(content)
-        module.atomic_move(temporary, path)
-    return True, before
-
-
 def main():
-    argument_spec = connection_argument_spec()
-    argument_spec["bootstrap_servers"]["required"] = False
-    argument_spec.update(
-        topics=dict(type="list", elements="str", default=[]),
-        broker_list=dict(type="raw", required=True),
-        replication_factor=dict(type="int"),
-        current_assignment=dict(type="raw"),
-        broker_racks=dict(type="raw"),
-        rack_aware=dict(type="bool", default=True),
-        dest=dict(type="path"),
-    )
-    module = AnsibleModule(argument_spec=argument_spec, supports_check_mode=True,
-                           required_one_of=[("bootstrap_servers", "current_assignment")],
-                           mutually_exclusive=[("bootstrap_servers", "current_assignment")])
-    params = module.params
-    if params["current_assignment"] is None and not HAS_KAFKA:
-        module.fail_json(msg=missing_required_lib("kafka-python"), exception=KAFKA_IMPORT_ERROR)
-
-    client = None
-    result = dict(changed=False)
-    try:
-        check_admin_options(params, LIMITS)
-        topics = _topic_names(params)
-        broker_list = _broker_list(params["broker_list"])
-        if params["current_assignment"] is not None:
-            assignment, brokers = offline_inputs(params)
-            if brokers is None:
-                brokers = sorted(set(broker for partitions in assignment.values() for replicas in partitions.values()
-                                     for broker in replicas))
-                brokers = sorted(set(brokers) | set(_broker_list_ids(broker_list)))
-        else:
-            client = admin_client(params)
-            assignment, brokers = cluster_inputs(client, topics)
-        planned = plan_reassignment(assignment, brokers, broker_list, topics=topics or None,
-                                    replication_factor=params["replication_factor"], rack_aware=params["rack_aware"])
-        result.update(planned)
-        if params["dest"]:
-            text = json.dumps(planned["plan"], indent=2, sort_keys=True) + "\n"
-            rollback = json.dumps(planned["rollback_plan"], indent=2, sort_keys=True) + "\n"
-            changed, before = write_file(module, params["dest"], text)
-            rollback_path = os.path.splitext(params["dest"])[0] + ".rollback.json"
-            rollback_changed, unused = write_file(module, rollback_path, rollback)
-            result.update(changed=changed or rollback_changed, dest=params["dest"], rollback_dest=rollback_path)
-            if module._diff and changed:
-                result["diff"] = dict(before=before, after=text, before_header=params["dest"],
-                                      after_header=params["dest"])
-    except Exception as error:  # pylint: disable=broad-except
-        module.fail_json(**failure_details(error, unexpected="planning failed"))
-    finally:
-        close_quietly(client)
-    module.exit_json(**result)
-
-
-def _broker_list(value):
-    """broker_list as the planner takes it: YAML may give one id as a number, or ids as strings."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return [value]
-    if isinstance(value, list):
-        return [int(item) if isinstance(item, str) and item.strip().isdigit() else item for item in value]
-    return value
-
-
-def _broker_list_ids(broker_list):
-    """The ids in broker_list, leaving errors to the planner, which names the field."""
-    items = broker_list.split(",") if isinstance(broker_list, str) else broker_list
-    return [int(item) for item in items if str(item).strip().isdigit()]
+    # With current_assignment the module plans offline: no cluster, no kafka-python.
+    module = KafkaAdminModule(ARGUMENT_SPEC, limits=LIMITS, offline_option="current_assignment",
+                              unexpected="planning failed",
+                              required_one_of=[("bootstrap_servers", "current_assignment")],
+                              mutually_exclusive=[("bootstrap_servers", "current_assignment")])
+    module.run(run_reassignment_plan, check_inputs=check_plan_inputs)
 
 
 if __name__ == "__main__":

@@ -170,107 +170,32 @@ configs_altered:
   sample: {myTopic: {retention.ms: "86400000", cleanup.policy: null}}
 """
 
-from ansible.module_utils.basic import AnsibleModule, missing_required_lib
-
-from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin import (
-    HAS_KAFKA,
-    KAFKA_IMPORT_ERROR,
-    AdminClientPool,
-    admin_client,
-    check_admin_options,
-    close_quietly,
-    connection_argument_spec,
-    failure_details,
-)
-from ansible_collections.kafkaops.cluster.plugins.module_utils._cluster import read_brokers
+from ansible_collections.kafkaops.cluster.plugins.module_utils._admin_module import KafkaAdminModule
 from ansible_collections.kafkaops.cluster.plugins.module_utils._option_limits import NumberLimit
 from ansible_collections.kafkaops.cluster.plugins.module_utils._topics import (
-    add_configs,
-    apply_changes,
-    normalize_topics,
-    plan_topic_changes,
-    read_declared_topics,
-    topics_needing_configs,
-    validate_on_cluster,
+    check_topic_inputs,
+    run_topic,
+    unchanged_topic_result,
 )
 
-TOPIC_KEYS = ("partitions", "replication_factor", "config", "state")
+ARGUMENT_SPEC = dict(
+    name=dict(type="str"),
+    topics=dict(type="list", elements="dict"),
+    partitions=dict(type="int"),
+    replication_factor=dict(type="int"),
+    config=dict(type="dict", default={}),
+    config_mode=dict(type="str", default="merge", choices=["merge", "replace"]),
+    state=dict(type="str", default="present", choices=["present", "absent"]),
+    wait=dict(type="bool", default=True),
+)
 # Checked here as well as per topic, so that a bad default is named as the option, not as topics[0].
 LIMITS = dict(partitions=NumberLimit(minimum=1), replication_factor=NumberLimit(minimum=1))
 
 
-def declared_topics(params):
-    """The topics to manage, each with the module-level options filling what it leaves out."""
-    if params["name"] is not None:
-        return [dict(name=params["name"], partitions=params["partitions"],
-                     replication_factor=params["replication_factor"], config=params["config"])], "name"
-    items = []
-    for item in params["topics"]:
-        merged = dict((key, params[key]) for key in TOPIC_KEYS)
-        merged.update(dict((key, value) for key, value in item.items() if value is not None))
-        items.append(merged)
-    return items, "topics"
-
-
 def main():
-    argument_spec = connection_argument_spec()
-    argument_spec.update(
-        name=dict(type="str"),
-        topics=dict(type="list", elements="dict"),
-        partitions=dict(type="int"),
-        replication_factor=dict(type="int"),
-        config=dict(type="dict", default={}),
-        config_mode=dict(type="str", default="merge", choices=["merge", "replace"]),
-        state=dict(type="str", default="present", choices=["present", "absent"]),
-        wait=dict(type="bool", default=True),
-    )
-    module = AnsibleModule(argument_spec=argument_spec, supports_check_mode=True,
-                           mutually_exclusive=[("name", "topics")], required_one_of=[("name", "topics")])
-    if not HAS_KAFKA:
-        module.fail_json(msg=missing_required_lib("kafka-python"), exception=KAFKA_IMPORT_ERROR)
-
-    params = module.params
-    result = dict(changed=False, topics=[], created=[], deleted=[], partitions_added={}, configs_altered={})
-    client = clients = None
-    try:
-        check_admin_options(params, LIMITS)
-        items, field = declared_topics(params)
-        desired = normalize_topics(items, params["state"], None if field == "name" else field)
-        client = admin_client(params)
-        need_configs = topics_needing_configs(desired, params["config_mode"])
-        actual = read_declared_topics(client, [topic["name"] for topic in desired], need_configs)
-        live_brokers = len(read_brokers(client)["brokers"])
-        changes = plan_topic_changes(desired, actual, live_brokers, params["config_mode"])
-        if module._diff:
-            # The diff shows each changed topic's configs, so read those not read yet and plan again.
-            missing = [name for name in changes["topics"] if name in actual and name not in need_configs]
-            if missing:
-                add_configs(client, actual, missing)
-                changes = plan_topic_changes(desired, actual, live_brokers, params["config_mode"])
-        timeout_ms = params["request_timeout"] * 1000
-        if changes["changed"]:
-            clients = AdminClientPool(client, lambda: admin_client(params))
-            validate_on_cluster(clients, changes, desired, timeout_ms)
-            if not module.check_mode:
-                apply_changes(clients, changes, desired, timeout_ms, params["wait"])
-        result.update(
-            changed=changes["changed"],
-            topics=changes["topics"],
-            created=[item["name"] for item in changes["create"]],
-            deleted=list(changes["delete"]),
-            partitions_added=dict(changes["add_partitions"]),
-            configs_altered=dict((name, dict((key, value) for key, (unused, value) in operations.items()))
-                                 for name, operations in changes["alter_configs"].items()),
-        )
-        if module._diff:
-            result["diff"] = dict(before=changes["before"], after=changes["after"])
-    except Exception as error:  # pylint: disable=broad-except
-        module.fail_json(**dict(result, **failure_details(error)))
-    finally:
-        if clients is not None:
-            clients.close()
-        close_quietly(client)
-    module.exit_json(**result)
+    module = KafkaAdminModule(ARGUMENT_SPEC, limits=LIMITS, mutually_exclusive=[("name", "topics")],
+                              required_one_of=[("name", "topics")])
+    module.run(run_topic, check_inputs=check_topic_inputs, result=unchanged_topic_result())
 
 
 if __name__ == "__main__":

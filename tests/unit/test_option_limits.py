@@ -4,6 +4,7 @@ import json
 
 import pytest
 from ansible.module_utils.testing import patch_module_args
+from ansible_collections.kafkaops.cluster.plugins.module_utils import _admin_module
 from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin import check_admin_options
 from ansible_collections.kafkaops.cluster.plugins.module_utils._option_limits import (
     PORT,
@@ -91,7 +92,8 @@ def test_admin_modules_refuse_before_connecting(monkeypatch, capsys, module, arg
     def connect(params):
         raise AssertionError("connected despite %s" % field)
 
-    monkeypatch.setattr(module, "admin_client", connect)
+    # The admin modules connect through KafkaAdminModule, which opens its clients with admin_client.
+    monkeypatch.setattr(_admin_module, "admin_client", connect)
     result = _run(module, dict(dict(bootstrap_servers=["kafka1:9092"]), **args), capsys)
     assert result["failed"] and result["field"] == field, result
     assert result["msg"].startswith(field + ": "), result["msg"]

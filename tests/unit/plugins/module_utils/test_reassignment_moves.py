@@ -1,7 +1,7 @@
-"""What a reassignment must copy and the least time it takes at a throttle (pure functions of _reassignment_executor)."""
+"""What a reassignment must copy and the least time it takes at a throttle (pure functions of _reassignment_moves)."""
 
 import pytest
-from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_executor import (
+from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_moves import (
     bytes_to_copy,
     expected_seconds,
     make_batches,

@@ -1,24 +1,14 @@
-"""kafka_topic: checking declared topics, computing the difference, and sending it in batches."""
-
-import threading
+"""kafka_topic's pure half: checking declared topics and computing their difference from the cluster."""
 
 import pytest
-from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin import (
-    AdminClientPool,
-    KafkaAdminError,
-    run_side_by_side,
-)
-from ansible_collections.kafkaops.cluster.plugins.module_utils._topics import (
+from ansible_collections.kafkaops.cluster.plugins.module_utils._topic_changes import (
     TopicSpecError,
-    apply_changes,
     config_value,
-    create_batches,
+    declared_topics,
     normalize_topics,
     plan_topic_changes,
-    validate_on_cluster,
+    topics_needing_configs,
 )
-from hypothesis import given
-from hypothesis import strategies as st
 
 
 def _actual(partitions=3, replication_factor=3, overrides=None, defaults=None):
@@ -150,172 +140,17 @@ def test_a_thousand_topics_are_planned_in_one_create_list():
     ([{"name": "a", "state": "absent", "config": {"retention.ms": 1}}], "replace", []),
 ])
 def test_configs_are_read_only_where_the_difference_needs_them(items, mode, expected):
-    from ansible_collections.kafkaops.cluster.plugins.module_utils._topics import topics_needing_configs
-
     assert topics_needing_configs(normalize_topics(items), mode) == expected
 
 
-def test_failures_name_the_field_and_describe_unexpected_errors():
-    from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin import (
-        KafkaAdminError,
-        failure_details,
-    )
-
-    expected = {"msg": "topics[1].config: bad", "field": "topics[1].config"}
-    assert failure_details(TopicSpecError("topics[1].config", "bad")) == expected
-    assert failure_details(KafkaAdminError("could not connect")) == {"msg": "could not connect"}
-    assert failure_details(ValueError("boom"), unexpected="planning failed") == {"msg": "planning failed: boom"}
-
-
-# ---- sending the topics to create in batches ----------------------------------------------------
-
-
-@pytest.mark.parametrize("count, sizes", [
-    (0, []), (1, [1]), (49, [49]), (50, [25, 25]), (99, [33, 33, 33]), (100, [25, 25, 25, 25]),
-    (1000, [250, 250, 250, 250]), (1003, [251, 251, 251, 250]),
-])
-def test_topics_to_create_are_split_into_a_few_even_batches(count, sizes):
-    batches = create_batches(list(range(count)), most=4, fewest=25)
-    assert [len(batch) for batch in batches] == sizes
-    assert [item for batch in batches for item in batch] == list(range(count))
-
-
-@given(st.integers(min_value=0, max_value=3000), st.integers(min_value=1, max_value=16),
-       st.integers(min_value=1, max_value=100))
-def test_batches_keep_every_item_once_in_order_within_the_limits(count, most, fewest):
-    items = list(range(count))
-    batches = create_batches(items, most=most, fewest=fewest)
-    assert [item for batch in batches for item in batch] == items
-    assert len(batches) <= most
-    if len(batches) > 1:
-        assert min(len(batch) for batch in batches) >= fewest
-        assert max(len(batch) for batch in batches) - min(len(batch) for batch in batches) <= 1
-
-
-class _FakeAdmin:
-    """Answers CreateTopics like a broker: refuses the topics named in `refuse` with the given message."""
-
-    def __init__(self, refuse=None):
-        self.refuse = refuse or {}
-        self.requests = []
-        self.threads = set()
-
-    def create_topics(self, topics, timeout_ms=None, validate_only=False, raise_errors=True):
-        self.requests.append((sorted(topics), validate_only))
-        self.threads.add(threading.current_thread().name)
-        return {"topics": [dict(name=name, error_code=40 if name in self.refuse else 0,
-                                error_message=self.refuse.get(name)) for name in topics]}
-
-    def close(self):
-        pass
-
-
-def _create_changes(count, **declared):
-    items = [dict({"name": "topic-%03d" % index, "partitions": 3, "replication_factor": 3}, **declared)
-             for index in range(count)]
-    desired = normalize_topics(items)
-    return desired, plan_topic_changes(desired, {}, 3)
-
-
-def test_many_topics_are_created_in_batches_over_a_client_each_validated_first():
-    desired, changes = _create_changes(120)
-    first, more = _FakeAdmin(), [_FakeAdmin() for unused in range(3)]
-    pool = AdminClientPool(first, lambda: more.pop(0))
-    validate_on_cluster(pool, changes, desired, 1000)
-    apply_changes(pool, changes, desired, 1000, wait=False)
-    clients = pool.at_most(4)
-    assert len(clients) == 4 and clients[0] is first
-    sent = [request for client in clients for request in client.requests]
-    assert sorted(name for names, validate_only in sent if validate_only for name in names) == \
-        [topic["name"] for topic in desired]
-    assert sorted(name for names, validate_only in sent if not validate_only for name in names) == \
-        [topic["name"] for topic in desired]
-    assert all([validate_only for unused, validate_only in client.requests] == [True, False] for client in clients)
-
-
-def test_a_refused_topic_in_any_batch_names_its_field_and_nothing_is_created():
-    desired, changes = _create_changes(100)
-    refuse = {"topic-080": "Unknown topic config name: no.such.key"}
-    first = _FakeAdmin(refuse)
-    pool = AdminClientPool(first, lambda: _FakeAdmin(refuse))
-    with pytest.raises(TopicSpecError) as raised:
-        validate_on_cluster(pool, changes, desired, 1000)
-    # topic-080 is in the last of 4 batches, which went over another client than the first.
-    assert "topic-080" not in first.requests[0][0]
-    assert raised.value.field == "topics[80].config"
-    assert "topic 'topic-080': Unknown topic config name: no.such.key" in str(raised.value)
-
-
-def test_failed_creations_are_reported_per_topic():
-    desired, changes = _create_changes(60)
-    first = _FakeAdmin(refuse={"topic-001": "Topic 'topic-001' already exists."})
-    with pytest.raises(KafkaAdminError, match="topics\\[1\\].name: topic 'topic-001': Topic 'topic-001' already"):
-        apply_changes(AdminClientPool(first, _FakeAdmin), changes, desired, 1000, wait=False)
-
-
-def test_clients_that_cannot_connect_mean_fewer_batches_not_fewer_topics():
-    def refuse():
-        raise KafkaAdminError("could not connect")
-
-    desired, changes = _create_changes(200)
-    first = _FakeAdmin()
-    apply_changes(AdminClientPool(first, refuse), changes, desired, 1000, wait=False)
-    assert len(first.requests) == 1 and len(first.requests[0][0]) == 200
-
-
-def test_a_few_topics_go_in_one_request_without_more_connections():
-    desired, changes = _create_changes(10)
-
-    def no_more():
-        raise AssertionError("no further connection is needed for 10 topics")
-
-    first = _FakeAdmin()
-    pool = AdminClientPool(first, no_more)
-    validate_on_cluster(pool, changes, desired, 1000)
-    apply_changes(pool, changes, desired, 1000, wait=False)
-    assert [len(names) for names, unused in first.requests] == [10, 10]
-
-
-def test_the_pool_opens_clients_once_and_closes_only_its_own():
-    closed = []
-
-    class Client:
-        def close(self):
-            closed.append(self)
-
-    first, opened = Client(), []
-
-    def connect():
-        opened.append(Client())
-        return opened[-1]
-
-    pool = AdminClientPool(first, connect)
-    assert pool.at_most(1) == [first] and not opened
-    assert pool.at_most(3) == [first] + opened and len(opened) == 2
-    assert pool.at_most(2) == [first, opened[0]] and len(opened) == 2
-    pool.close()
-    assert closed == opened
-
-
-def test_side_by_side_calls_run_at_once_and_keep_their_order():
-    barrier = threading.Barrier(3, timeout=10)
-
-    def call(item):
-        barrier.wait()  # returns only when all three calls run at the same time
-        return item * 2
-
-    assert run_side_by_side(call, [1, 2, 3]) == [2, 4, 6]
-
-
-def test_side_by_side_raises_the_first_failure_after_all_finished():
-    finished = []
-
-    def call(item):
-        if item == 1:
-            raise ValueError("batch 1 failed")
-        finished.append(item)
-        return item
-
-    with pytest.raises(ValueError, match="batch 1 failed"):
-        run_side_by_side(call, [0, 1, 2])
-    assert sorted(finished) == [0, 2]
+@pytest.mark.parametrize("params, expected", [
+    (dict(name="one", topics=None, partitions=3, replication_factor=None, config={}, state="present"),
+     ([dict(name="one", partitions=3, replication_factor=None, config={})], "name")),
+    # A topic's own settings win; those it leaves out (or leaves null) come from the module-level options.
+    (dict(name=None, topics=[{"name": "a"}, {"name": "b", "partitions": 6, "replication_factor": None}],
+          partitions=3, replication_factor=2, config={"retention.ms": 1}, state="absent"),
+     ([dict(name="a", partitions=3, replication_factor=2, config={"retention.ms": 1}, state="absent"),
+       dict(name="b", partitions=6, replication_factor=2, config={"retention.ms": 1}, state="absent")], "topics")),
+], ids=["one-topic", "many-topics"])
+def test_declared_topics_take_the_module_level_options_as_defaults(params, expected):
+    assert declared_topics(params) == expected

@@ -1,0 +1,180 @@
+# -*- coding: utf-8 -*-
+# Copyright: kafkaops.cluster developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The moves a reassignment plan asks for, worked out without talking to the cluster.
+
+Plain data in, plain data out: checking a plan (Kafka's JSON format) and then checking it against
+the cluster's state that the executor read, cutting the moves still pending into batches, and
+what they need - the throttled-replica entries, the bytes to copy and the least time that takes.
+The executor (_reassignment_executor.py) reads the state and carries the moves out.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+
+class PlanInputError(Exception):
+    """The plan cannot be carried out; field names the entry, such as plan.partitions[4].replicas."""
+
+    def __init__(self, field, message):
+        super(PlanInputError, self).__init__("%s: %s" % (field, message))
+        self.field = field
+
+
+def parse_plan(plan, field="plan"):
+    """Check the shape of a plan in Kafka's format; return [(topic, partition, replicas)] in plan order."""
+    if not isinstance(plan, dict):
+        raise PlanInputError(field, "must be a mapping like {\"version\": 1, \"partitions\": [...]}")
+    if plan.get("version", 1) != 1:
+        raise PlanInputError(field + ".version", "only version 1 is known, not %r" % (plan.get("version"),))
+    entries = plan.get("partitions")
+    if not isinstance(entries, list):
+        raise PlanInputError(field + ".partitions", "must be a list")
+    parsed, seen = [], {}
+    for index, entry in enumerate(entries):
+        where = "%s.partitions[%d]" % (field, index)
+        if not isinstance(entry, dict):
+            raise PlanInputError(where, "must be a mapping with topic, partition and replicas")
+        topic, partition, replicas = entry.get("topic"), entry.get("partition"), entry.get("replicas")
+        if not isinstance(topic, str) or not topic:
+            raise PlanInputError(where + ".topic", "a topic name is required")
+        if isinstance(partition, bool) or not isinstance(partition, int) or partition < 0:
+            raise PlanInputError(where + ".partition", "must be a partition number (0 or more), not %r" % (partition,))
+        if not isinstance(replicas, list) or not replicas:
+            raise PlanInputError(where + ".replicas", "must be a non-empty list of broker ids")
+        for broker in replicas:
+            if isinstance(broker, bool) or not isinstance(broker, int):
+                raise PlanInputError(where + ".replicas", "broker ids are whole numbers, not %r" % (broker,))
+        duplicates = sorted(set(broker for broker in replicas if replicas.count(broker) > 1))
+        if duplicates:
+            raise PlanInputError(where + ".replicas", "broker %s listed twice for %s-%d"
+                                 % (", ".join(map(str, duplicates)), topic, partition))
+        if (topic, partition) in seen:
+            raise PlanInputError(where, "%s-%d is already in the plan at partitions[%d]"
+                                 % (topic, partition, seen[(topic, partition)]))
+        seen[(topic, partition)] = index
+        parsed.append((topic, partition, list(replicas)))
+    return parsed
+
+
+def check_against_cluster(parsed, topics, live_brokers, ongoing, field="plan"):
+    """Validate a parsed plan against the cluster; return the entries whose replicas must change.
+
+    topics: {topic: {partition: [replicas]}}; live_brokers: ids; ongoing: {(topic, partition): target}.
+    Raises PlanInputError naming the first offending entry. Entries already at their target are
+    left out; entries already moving to their target are returned with in_progress True.
+    """
+    live = set(live_brokers)
+    pending = []
+    new_factor = {}
+    for index, (topic, partition, replicas) in enumerate(parsed):
+        where = "%s.partitions[%d]" % (field, index)
+        if topic not in topics:
+            raise PlanInputError(where + ".topic", "topic %r does not exist" % topic)
+        if partition not in topics[topic]:
+            raise PlanInputError(where + ".partition", "topic %r has partitions 0-%d, not %d"
+                                 % (topic, len(topics[topic]) - 1, partition))
+        dead = [broker for broker in replicas if broker not in live]
+        if dead:
+            raise PlanInputError(where + ".replicas", "broker %s is not a live broker (live: %s)"
+                                 % (", ".join(map(str, dead)), ", ".join(map(str, sorted(live)))))
+        if topic in new_factor and new_factor[topic][0] != len(replicas):
+            raise PlanInputError(where + ".replicas", "%d replicas, but partitions[%d] of the same topic has %d: "
+                                 "a topic's replication factor must be the same for all its partitions"
+                                 % (len(replicas), new_factor[topic][1], new_factor[topic][0]))
+        new_factor.setdefault(topic, (len(replicas), index))
+        current = topics[topic][partition]
+        moving_to = ongoing.get((topic, partition))
+        if moving_to is not None and moving_to != replicas:
+            raise PlanInputError(where, "%s-%d is already being reassigned to %s; wait for it, or cancel it "
+                                 "(state: absent with the plan that started it)" % (topic, partition, moving_to))
+        if current != replicas or moving_to is not None:
+            pending.append(dict(topic=topic, partition=partition, current=list(current), target=list(replicas),
+                                in_progress=moving_to is not None))
+    for topic, (factor, index) in sorted(new_factor.items()):
+        current_factors = set(len(replicas) for replicas in topics[topic].values())
+        if current_factors != set([factor]):
+            planned = set(partition for name, partition, unused in parsed if name == topic)
+            if planned != set(topics[topic]):
+                raise PlanInputError("%s.partitions[%d].replicas" % (field, index), "changes the replication "
+                                     "factor of topic %r to %d, so the plan must list all its %d partitions"
+                                     % (topic, factor, len(topics[topic])))
+    return pending
+
+
+def make_batches(pending, max_moves_per_broker):
+    """Cut pending entries into batches in which no broker gains or loses more than the limit of replicas.
+
+    Reorders (no replica added) cost nothing and go in the first batch.
+    """
+    batches = []
+    remaining = list(pending)
+    while remaining:
+        load = {}
+        batch, later = [], []
+        for entry in remaining:
+            touched = set(entry["target"]) ^ set(entry["current"])
+            if entry["in_progress"] or all(load.get(broker, 0) < max_moves_per_broker for broker in touched) \
+                    or not batch:
+                batch.append(entry)
+                for broker in touched:
+                    load[broker] = load.get(broker, 0) + 1
+            else:
+                later.append(entry)
+        batches.append(batch)
+        remaining = later
+    return batches
+
+
+def throttle_entries(pending):
+    """The throttled-replica list entries a move needs: leaders on the current replicas, followers on new ones.
+
+    A move already in progress (a re-run) lists its target among its current replicas; its entry's
+    "adding" (from ListPartitionReassignments) names the replicas still being copied.
+    """
+    leaders, followers = {}, {}
+    for entry in pending:
+        if entry.get("in_progress"):
+            added = list(entry.get("adding") or [])
+        else:
+            added = [broker for broker in entry["target"] if broker not in entry["current"]]
+        if not added:
+            continue
+        leaders.setdefault(entry["topic"], set()).update("%d:%d" % (entry["partition"], broker)
+                                                         for broker in entry["current"])
+        followers.setdefault(entry["topic"], set()).update("%d:%d" % (entry["partition"], broker) for broker in added)
+    return leaders, followers
+
+
+def bytes_to_copy(pending, sizes):
+    """Bytes replication must copy for the pending entries: ({broker: bytes it must receive}, total).
+
+    sizes: {topic: {partition: {broker: bytes}}} as read_partition_sizes() returns. A partition's size
+    is its largest copy among the current replicas (a lagging follower holds less than the leader). A
+    replica the move adds must receive all of it; for a move already in progress (its current replicas
+    include the target ones) each target replica receives what its copy still lacks.
+    """
+    per_broker = {}
+    for entry in pending:
+        copies = sizes.get(entry["topic"], {}).get(entry["partition"], {})
+        size = max([copies.get(broker, 0) for broker in entry["current"]] or [0])
+        for broker in entry["target"]:
+            if broker in entry["current"] and not entry["in_progress"]:
+                continue
+            missing = max(0, size - copies.get(broker, 0))
+            if missing:
+                per_broker[broker] = per_broker.get(broker, 0) + missing
+    return per_broker, sum(per_broker.values())
+
+
+def expected_seconds(batches, sizes, rate):
+    """The least time the batches take at a throttle of rate bytes/s per broker, or None without a throttle.
+
+    The follower throttle caps what each broker receives, and batches run one after another, so each
+    batch takes at least its busiest receiver's bytes divided by the rate. Moves already in progress
+    bound nothing: throttle_entries() leaves them unthrottled.
+    """
+    if not rate:
+        return None
+    busiest = [max(list(bytes_to_copy([entry for entry in batch if not entry["in_progress"]], sizes)[0].values())
+                   or [0]) for batch in batches]
+    return round(sum(busiest) / float(rate), 1)
