@@ -1,4 +1,4 @@
-"""kafka_topic's requests: the topics to create sent in batches over several clients, validated first."""
+"""kafka_topic's run against a fake cluster, and the batched requests it sends."""
 
 import threading
 
@@ -14,8 +14,123 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._topics import (
     create_batches,
     validate_on_cluster,
 )
+from ansible_collections.kafkaops.cluster.plugins.modules import kafka_topic
 from hypothesis import given
 from hypothesis import strategies as st
+
+SERVERS = {"bootstrap_servers": ["kafka1:9092"]}
+RESULT_KEYS = ("changed", "topics", "created", "deleted", "partitions_added", "configs_altered")
+
+
+@pytest.fixture
+def cluster(fake_cluster):
+    """orders: 3 partitions on 3 brokers with a retention override; audit: 1 partition."""
+    return fake_cluster(topics={"orders": {0: [1, 2, 3], 1: [2, 3, 1], 2: [3, 1, 2]}, "audit": {0: [1, 2, 3]}},
+                        overrides={"orders": {"retention.ms": "86400000"}})
+
+
+# ---- the module's run ---------------------------------------------------------------------------
+
+
+def test_a_declaration_the_cluster_matches_changes_nothing(run_module, cluster):
+    result = run_module(kafka_topic.main, dict(SERVERS, name="orders", partitions=3, replication_factor=3,
+                                               config={"retention.ms": 86400000}), cluster)
+    assert not result.get("failed") and not result["changed"]
+    assert dict((key, result[key]) for key in RESULT_KEYS[1:]) == dict(
+        topics=[], created=[], deleted=[], partitions_added={}, configs_altered={})
+    assert cluster.writes() == [] and not cluster.requests("create_topics")
+    assert all(client.closed for client in cluster.clients)
+
+
+@pytest.mark.parametrize("args, expected, after", [
+    (dict(name="new", partitions=2, replication_factor=3, config={"cleanup.policy": "compact"}),
+     dict(topics=["new"], created=["new"]),
+     lambda cluster: len(cluster.topics["new"]) == 2 and cluster.overrides["new"] == {"cleanup.policy": "compact"}),
+    (dict(name="orders", partitions=5), dict(topics=["orders"], partitions_added={"orders": 5}),
+     lambda cluster: len(cluster.topics["orders"]) == 5),
+    (dict(name="orders", config={"retention.ms": 1000, "min.insync.replicas": 2}),
+     dict(topics=["orders"], configs_altered={"orders": {"retention.ms": "1000", "min.insync.replicas": "2"}}),
+     lambda cluster: cluster.overrides["orders"] == {"retention.ms": "1000", "min.insync.replicas": "2"}),
+    (dict(name="orders", config={}, config_mode="replace"),
+     dict(topics=["orders"], configs_altered={"orders": {"retention.ms": None}}),
+     lambda cluster: cluster.overrides["orders"] == {}),
+    (dict(topics=[{"name": "audit", "state": "absent"}, {"name": "gone", "state": "absent"}]),
+     dict(topics=["audit"], deleted=["audit"]),
+     lambda cluster: "audit" not in cluster.topics),
+], ids=["create", "grow", "reconfigure", "replace-configs", "delete"])
+def test_check_mode_predicts_the_change_and_a_second_run_changes_nothing(run_module, cluster, args, expected, after):
+    args = dict(SERVERS, **args)
+    predicted = run_module(kafka_topic.main, args, cluster, check_mode=True)
+    assert not predicted.get("failed"), predicted
+    assert cluster.writes() == []
+    applied = run_module(kafka_topic.main, args, cluster)
+    wanted = dict(dict(changed=True, topics=[], created=[], deleted=[], partitions_added={}, configs_altered={}),
+                  **expected)
+    assert dict((key, predicted[key]) for key in RESULT_KEYS) == wanted
+    assert dict((key, applied[key]) for key in RESULT_KEYS) == wanted
+    assert cluster.writes() and after(cluster)
+    # Every write was first sent with validate_only, and the checks came before the first write.
+    validated = [name for name, arguments in cluster.calls if arguments.get("validate_only")]
+    first_write = cluster.calls.index(cluster.writes()[0])
+    assert set(validated) == set(name for name, unused in cluster.writes()) - {"delete_topics"}
+    assert all(cluster.calls.index(call) < first_write for call in cluster.calls if call[1].get("validate_only"))
+    writes = len(cluster.writes())
+    again = run_module(kafka_topic.main, args, cluster)
+    assert not again["changed"] and len(cluster.writes()) == writes
+    assert all(client.closed for client in cluster.clients)
+
+
+def test_diff_mode_shows_each_changed_topic_before_and_after(run_module, cluster):
+    args = dict(SERVERS, topics=[{"name": "orders", "partitions": 4}, {"name": "audit"}, {"name": "new"}],
+                replication_factor=3)
+    predicted = run_module(kafka_topic.main, args, cluster, check_mode=True, diff=True)
+    assert predicted["diff"] == dict(
+        before={"orders": dict(partitions=3, replication_factor=3, config={"retention.ms": "86400000"}),
+                "new": None},
+        after={"orders": dict(partitions=4, replication_factor=3, config={"retention.ms": "86400000"}),
+               "new": dict(partitions=None, replication_factor=3, config={})})
+    # The configs shown were read for the diff although the declaration sets none.
+    assert cluster.requests("describe_configs")
+    assert run_module(kafka_topic.main, args, cluster, diff=True)["diff"] == predicted["diff"]
+    assert "diff" not in run_module(kafka_topic.main, args, cluster, check_mode=True)
+
+
+@pytest.mark.parametrize("args, field, words", [
+    # Refused before connecting: the declaration itself is wrong.
+    (dict(partitions=0, name="orders"), "partitions", "at least 1"),
+    (dict(topics=[{"name": "ok"}, {"name": "bad name"}]), "topics[1].name", "not a legal topic name"),
+    (dict(topics=[{"name": "ok"}, {"name": "t", "partitions": 0}]), "topics[1].partitions", "at least 1"),
+    (dict(name="orders", request_timeout=0), "request_timeout", "at least 1"),
+    # Refused after reading the cluster, before any write.
+    (dict(name="orders", partitions=2), "partitions", "cannot reduce"),
+    (dict(name="orders", replication_factor=2), "replication_factor", "prepare_reassignment"),
+    (dict(name="new", replication_factor=4), "replication_factor", "more than the 3 live broker(s)"),
+    # Refused by the brokers' own checks (validate_only), before any write.
+    (dict(topics=[{"name": "audit", "partitions": 2}, {"name": "new", "config": {"no.such.key": 1}}]),
+     "topics[1].config", "Unknown topic config name: no.such.key"),
+], ids=["zero-partitions", "bad-name", "zero-partitions-in-list", "zero-timeout", "fewer-partitions",
+        "replication-factor-change", "more-replicas-than-brokers", "unknown-config"])
+def test_bad_input_fails_naming_the_field_before_any_write(run_module, cluster, args, field, words):
+    failed = run_module(kafka_topic.main, dict(SERVERS, **args), cluster)
+    assert failed["failed"] and failed["field"] == field and words in failed["msg"], failed
+    assert failed["msg"].startswith(field + ":")
+    assert not failed["changed"] and failed["topics"] == [] and failed["created"] == []
+    assert cluster.writes() == []
+    assert all(client.closed for client in cluster.clients)
+
+
+def test_declaration_errors_are_found_without_connecting(run_module):
+    failed = run_module(kafka_topic.main, dict(SERVERS, topics=[{"name": "a"}, {"name": "a"}]), None)
+    assert failed["failed"] and failed["field"] == "topics[1].name"
+
+
+def test_many_topics_are_created_over_several_clients_all_closed(run_module, fake_cluster):
+    cluster = fake_cluster()
+    result = run_module(kafka_topic.main, dict(SERVERS, topics=[{"name": "t%03d" % index} for index in range(120)],
+                                               partitions=1, replication_factor=1), cluster)
+    assert result["changed"] and len(result["created"]) == 120 and len(cluster.topics) == 120
+    assert len(cluster.clients) == 4 and all(client.closed for client in cluster.clients)
+
 
 # ---- sending the topics to create in batches ----------------------------------------------------
 

@@ -1,0 +1,286 @@
+"""A fake Kafka cluster of plain data, and a way to run an admin module's main() against it.
+
+The admin modules' run functions take a client; here the client is a FakeAdminClient that answers
+from a FakeCluster (brokers, topics, configs, moves in progress) and records every request, so a
+test can say which requests a run sent, in check mode none that writes. Writes change the data, so
+a second run sees what the first one did. No network, no Kafka.
+"""
+
+from types import SimpleNamespace
+
+import pytest
+from ansible.module_utils import basic
+from ansible.module_utils.testing import patch_module_args
+from ansible_collections.kafkaops.cluster.plugins.module_utils._admin_module import KafkaAdminModule
+from kafka import TopicPartition
+from kafka.admin import ConfigResourceType
+
+# Kafka's protocol error codes the fake answers with.
+UNKNOWN_TOPIC = 3
+TOPIC_ALREADY_EXISTS = 36
+INVALID_CONFIG = 40
+NO_REASSIGNMENT_IN_PROGRESS = 85
+# Requests that change the cluster (unless sent with validate_only).
+WRITES = frozenset(["create_topics", "create_partitions", "alter_configs", "delete_topics",
+                    "alter_partition_reassignments", "elect_leaders"])
+THROTTLE_LIST_KEYS = ("leader.replication.throttled.replicas", "follower.replication.throttled.replicas")
+
+
+class FakeCluster:
+    """The state of a cluster as plain data, shared by the clients connected to it.
+
+    brokers: {broker id: rack or None}. topics: {name: {partition: [replicas]}}, the first replica
+    leading. defaults: the config every topic inherits; overrides: {topic: {key: value}} set on
+    topics. broker_configs: {broker id: {key: value}} set dynamically. moving: {(topic, partition):
+    target replicas} in progress. sizes: {topic: bytes each replica of each partition holds}.
+    """
+
+    def __init__(self, brokers=(1, 2, 3), topics=None, overrides=None, moving=None, sizes=None):
+        self.brokers = brokers if isinstance(brokers, dict) else dict((broker, None) for broker in brokers)
+        self.topics = dict((name, dict(partitions)) for name, partitions in (topics or {}).items())
+        self.defaults = {"retention.ms": "604800000", "cleanup.policy": "delete", "min.insync.replicas": "1"}
+        self.overrides = dict((name, dict(configs)) for name, configs in (overrides or {}).items())
+        self.broker_configs = {}
+        self.moving = dict(moving or {})
+        self.sizes = dict(sizes or {})
+        self.calls = []
+        self.clients = []
+
+    def connect(self):
+        client = FakeAdminClient(self)
+        self.clients.append(client)
+        return client
+
+    def writes(self):
+        """The requests that changed something: (name, arguments) without those sent with validate_only."""
+        return [(name, arguments) for name, arguments in self.calls
+                if name in WRITES and not arguments.get("validate_only")]
+
+    def requests(self, name):
+        return [arguments for called, arguments in self.calls if called == name]
+
+    def assignment(self):
+        return dict((name, dict(partitions)) for name, partitions in self.topics.items())
+
+    def replicas_for_new_partition(self, index, replication_factor):
+        ids = sorted(self.brokers)
+        return [ids[(index + offset) % len(ids)] for offset in range(replication_factor)]
+
+
+class FakeAdminClient:
+    """Answers the admin requests the collection sends, in kafka-python's shapes, from a FakeCluster."""
+
+    def __init__(self, cluster):
+        self.cluster = cluster
+        self.closed = False
+
+    def _record(self, name, **arguments):
+        self.cluster.calls.append((name, arguments))
+
+    def close(self):
+        self.closed = True
+
+    # ---- reads
+
+    def describe_cluster(self):
+        self._record("describe_cluster")
+        return dict(cluster_id="fake-cluster", controller_id=min(self.cluster.brokers),
+                    brokers=[dict(broker_id=broker, host="kafka%d" % broker, port=9092, rack=rack)
+                             for broker, rack in self.cluster.brokers.items()])
+
+    def describe_topics(self, topics=None):
+        self._record("describe_topics", topics=topics)
+        described = []
+        for name in (topics if topics is not None else sorted(self.cluster.topics)):
+            partitions = self.cluster.topics.get(name)
+            if partitions is None:
+                described.append(dict(name=name, error_code=UNKNOWN_TOPIC, is_internal=False, partitions=[]))
+                continue
+            described.append(dict(name=name, error_code=0, is_internal=False, partitions=[
+                dict(partition_index=index, leader_id=replicas[0], replica_nodes=list(replicas),
+                     isr_nodes=list(replicas), offline_replicas=[])
+                for index, replicas in sorted(partitions.items())]))
+        return described
+
+    def describe_configs(self, resources, config_filter=None):
+        self._record("describe_configs", resources=[(resource.resource_type, resource.name) for resource in resources])
+        described = {}
+        for resource in resources:
+            if resource.resource_type == ConfigResourceType.TOPIC:
+                entries = dict((key, dict(value=value, config_source="DEFAULT_CONFIG"))
+                               for key, value in self.cluster.defaults.items())
+                entries.update((key, dict(value=value, config_source="DYNAMIC_TOPIC_CONFIG"))
+                               for key, value in self.cluster.overrides.get(resource.name, {}).items())
+                described.setdefault("topic", {})[resource.name] = entries
+            else:
+                described.setdefault("broker", {})[resource.name] = dict(
+                    (key, dict(value=value, config_source="DYNAMIC_BROKER_CONFIG"))
+                    for key, value in self.cluster.broker_configs.get(int(resource.name), {}).items())
+        return described
+
+    def list_partition_reassignments(self):
+        self._record("list_partition_reassignments")
+        ongoing = {}
+        for (topic, partition), target in self.cluster.moving.items():
+            current = self.cluster.topics[topic][partition]
+            ongoing[TopicPartition(topic, partition)] = dict(
+                replicas=target + [broker for broker in current if broker not in target],
+                adding_replicas=[broker for broker in target if broker not in current],
+                removing_replicas=[broker for broker in current if broker not in target])
+        return ongoing
+
+    def describe_log_dirs(self, topics=None):
+        self._record("describe_log_dirs", topics=topics)
+        by_broker = dict((broker, {}) for broker in self.cluster.brokers)
+        for name in topics or sorted(self.cluster.topics):
+            for partition, replicas in sorted(self.cluster.topics.get(name, {}).items()):
+                for broker in replicas:
+                    by_broker[broker].setdefault(name, []).append(dict(
+                        partition_index=partition, partition_size=self.cluster.sizes.get(name, 0),
+                        is_future_key=False))
+        return [dict(broker=broker, log_dirs=[dict(topics=[dict(name=name, partitions=partitions)
+                                                           for name, partitions in sorted(held.items())])])
+                for broker, held in sorted(by_broker.items())]
+
+    # ---- writes
+
+    def _config_problem(self, key):
+        if key not in self.cluster.defaults and key not in THROTTLE_LIST_KEYS:
+            return "Unknown topic config name: %s" % key
+        return None
+
+    def create_topics(self, topics, timeout_ms=None, validate_only=False, raise_errors=True):
+        self._record("create_topics", topics=sorted(topics), validate_only=validate_only)
+        answers = []
+        for name, settings in sorted(topics.items()):
+            problems = [self._config_problem(key) for key in settings["configs"]]
+            problems = [problem for problem in problems if problem]
+            if name in self.cluster.topics:
+                answers.append(dict(name=name, error_code=TOPIC_ALREADY_EXISTS,
+                                    error_message="Topic '%s' already exists." % name))
+            elif problems:
+                answers.append(dict(name=name, error_code=INVALID_CONFIG, error_message=problems[0]))
+            else:
+                answers.append(dict(name=name, error_code=0, error_message=None))
+                if not validate_only:
+                    count = settings["num_partitions"] if settings["num_partitions"] > 0 else 1
+                    factor = settings["replication_factor"] if settings["replication_factor"] > 0 else 1
+                    self.cluster.topics[name] = dict((index, self.cluster.replicas_for_new_partition(index, factor))
+                                                     for index in range(count))
+                    self.cluster.overrides[name] = dict(settings["configs"])
+        return dict(topics=answers)
+
+    def create_partitions(self, counts, timeout_ms=None, validate_only=False, raise_errors=True):
+        self._record("create_partitions", counts=dict(counts), validate_only=validate_only)
+        if not validate_only:
+            for name, count in counts.items():
+                partitions = self.cluster.topics[name]
+                factor = len(partitions[0])
+                for index in range(len(partitions), count):
+                    partitions[index] = self.cluster.replicas_for_new_partition(index, factor)
+        return SimpleNamespace(results=[SimpleNamespace(name=name, error_code=0, error_message=None)
+                                        for name in sorted(counts)])
+
+    def alter_configs(self, resources, validate_only=False, raise_on_unknown=True, incremental=False):
+        self._record("alter_configs", validate_only=validate_only, changes=[
+            (resource.resource_type, resource.name, dict(resource.configs)) for resource in resources])
+        outcome = {}
+        for resource in resources:
+            is_topic = resource.resource_type == ConfigResourceType.TOPIC
+            problems = [self._config_problem(key) for key in resource.configs] if is_topic else []
+            problems = [problem for problem in problems if problem]
+            outcome.setdefault("topic" if is_topic else "broker", {})[resource.name] = \
+                "InvalidConfigurationError: %s" % problems[0] if problems else "OK"
+            if problems or validate_only:
+                continue
+            held = (self.cluster.overrides.setdefault(resource.name, {}) if is_topic
+                    else self.cluster.broker_configs.setdefault(int(resource.name), {}))
+            for key, (operation, value) in resource.configs.items():
+                if operation == "SET":
+                    held[key] = value
+                else:
+                    held.pop(key, None)
+        return outcome
+
+    def delete_topics(self, topics, timeout_ms=None, raise_errors=True):
+        self._record("delete_topics", topics=list(topics))
+        answers = []
+        for name in topics:
+            found = self.cluster.topics.pop(name, None) is not None
+            self.cluster.overrides.pop(name, None)
+            answers.append(dict(name=name, error_code=0 if found else UNKNOWN_TOPIC))
+        return dict(topics=answers)
+
+    def alter_partition_reassignments(self, request, timeout_ms=None):
+        """Moves finish at once; a cancel (None) stops a move in progress, leaving the replicas where they were."""
+        self._record("alter_partition_reassignments",
+                     request=dict(((tp.topic, tp.partition), replicas) for tp, replicas in request.items()))
+        outcome = {}
+        for tp, replicas in request.items():
+            key = (tp.topic, tp.partition)
+            if replicas is None:
+                outcome[tp] = None if self.cluster.moving.pop(key, None) is not None else NO_REASSIGNMENT_IN_PROGRESS
+            else:
+                self.cluster.moving.pop(key, None)
+                self.cluster.topics[tp.topic][tp.partition] = list(replicas)
+                outcome[tp] = None
+        return outcome
+
+    def elect_leaders(self, election_type, partitions, timeout_ms=None, raise_errors=True):
+        self._record("elect_leaders", partitions=dict(partitions))
+        return SimpleNamespace(replica_election_results=[
+            SimpleNamespace(topic=topic, partition_result=[SimpleNamespace(partition_id=partition, error_code=0)
+                                                           for partition in numbers])
+            for topic, numbers in sorted(partitions.items())])
+
+
+@pytest.fixture
+def fake_cluster():
+    """FakeCluster, the class: tests build the cluster they need (a fixture works whatever pytest's import mode)."""
+    return FakeCluster
+
+
+class ModuleExit(SystemExit):
+    """exit_json or fail_json was called; outcome holds what the module returned."""
+
+    def __init__(self, outcome):
+        super().__init__(1 if outcome.get("failed") else 0)
+        self.outcome = outcome
+
+
+@pytest.fixture
+def run_module(monkeypatch):
+    """run_module(main, args, cluster, check_mode=False, diff=False): a module's main() against the cluster.
+
+    Returns what the module returned (failed=True when it failed) with its warnings. Every client it
+    opens comes from cluster.connect(); None as the cluster means it must not connect.
+    """
+
+    def leave(**outcome):
+        raise ModuleExit(outcome)
+
+    def fail(**outcome):
+        raise ModuleExit(dict(outcome, failed=True))
+
+    monkeypatch.setattr(basic.AnsibleModule, "exit_json", lambda self, **outcome: leave(**outcome))
+    monkeypatch.setattr(basic.AnsibleModule, "fail_json", lambda self, **outcome: fail(**outcome))
+    monkeypatch.setattr(basic.AnsibleModule, "log", lambda self, message, log_args=None: None)
+    warnings = []
+    monkeypatch.setattr(basic.AnsibleModule, "warn", lambda self, warning: warnings.append(warning))
+
+    def run(main, args, cluster, check_mode=False, diff=False):
+        def connect(module):
+            if cluster is None:
+                raise AssertionError("the module connected, but it should not need a cluster")
+            return cluster.connect()
+
+        monkeypatch.setattr(KafkaAdminModule, "connect", connect)
+        del warnings[:]
+        with patch_module_args(dict(args, _ansible_check_mode=check_mode, _ansible_diff=diff)):
+            with pytest.raises(ModuleExit) as ended:
+                main()
+        outcome = dict(ended.value.outcome)
+        outcome["warnings"] = list(warnings)
+        return outcome
+
+    return run

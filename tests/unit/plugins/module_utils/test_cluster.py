@@ -1,0 +1,49 @@
+"""kafka_cluster_info's run against a fake cluster: it reads in a few requests and never writes."""
+
+import pytest
+from ansible_collections.kafkaops.cluster.plugins.modules import kafka_cluster_info
+
+SERVERS = {"bootstrap_servers": ["kafka1:9092"]}
+
+
+@pytest.fixture
+def cluster(fake_cluster):
+    return fake_cluster(brokers={1: "rack-a", 2: "rack-b"},
+                        topics={"orders": {0: [1, 2], 1: [2, 1]}, "audit": {0: [2]}},
+                        overrides={"orders": {"retention.ms": "1000"}}, moving={("audit", 0): [1]},
+                        sizes={"orders": 100, "audit": 7})
+
+
+@pytest.mark.parametrize("check_mode", [False, True], ids=["run", "check-mode"])
+def test_the_cluster_is_read_alike_in_check_mode_and_never_changed(run_module, cluster, check_mode):
+    result = run_module(kafka_cluster_info.main, SERVERS, cluster, check_mode=check_mode)
+    assert not result.get("failed") and result["changed"] is False
+    assert result["cluster_id"] == "fake-cluster" and result["controller_id"] == 1
+    assert result["brokers"] == [dict(id=1, host="kafka1", port=9092, rack="rack-a"),
+                                 dict(id=2, host="kafka2", port=9092, rack="rack-b")]
+    assert sorted(result["topics"]) == ["audit", "orders"]
+    assert result["topics"]["orders"]["partition_count"] == 2 and result["topics"]["orders"]["replication_factor"] == 2
+    assert "config" not in result["topics"]["orders"] and "size_bytes" not in result["topics"]["orders"]
+    assert result["reassignments"] == [dict(topic="audit", partition=0, replicas=[1, 2], adding_replicas=[1],
+                                            removing_replicas=[2])]
+    assert result["under_replicated_partitions"] == [] and result["offline_partitions"] == []
+    assert cluster.writes() == [] and all(client.closed for client in cluster.clients)
+
+
+def test_configs_and_sizes_are_read_when_asked(run_module, cluster):
+    result = run_module(kafka_cluster_info.main, dict(SERVERS, topics=["orders"], include_configs=True,
+                                                      include_sizes=True), cluster)
+    orders = result["topics"]["orders"]
+    assert list(result["topics"]) == ["orders"] and result["reassignments"] == []
+    assert orders["config"] == {"retention.ms": "1000"}
+    assert orders["partitions"][0]["sizes"] == {1: 100, 2: 100} and orders["size_bytes"] == 400
+
+
+@pytest.mark.parametrize("args, field, words", [
+    (dict(topics=["orders", "nope"]), "topics", "do not exist: nope"),
+    (dict(request_timeout=0), "request_timeout", "at least 1"),
+], ids=["unknown-topic", "zero-timeout"])
+def test_bad_input_fails_naming_the_field(run_module, cluster, args, field, words):
+    failed = run_module(kafka_cluster_info.main, dict(SERVERS, **args), cluster)
+    assert failed["failed"] and failed["field"] == field and words in failed["msg"], failed
+    assert "changed" not in failed and cluster.writes() == []
