@@ -57,13 +57,8 @@ options:
     type: list
     elements: str
     default: []
-attributes:
-  check_mode:
-    description: Only reads; runs the same in check mode.
-    support: full
-  diff_mode:
-    description: Changes nothing, so there is nothing to diff.
-    support: none
+extends_documentation_fragment:
+  - kafkaops.cluster.read_only
 """
 
 EXAMPLES = r"""
