@@ -11,7 +11,7 @@ export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 # Molecule and ansible-lint find the collection through this path.
 export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.cache/collections
 COLLECTION_LINK := .cache/collections/ansible_collections/kafkaops/cluster
-SCENARIOS := default multi-broker cluster scale-out resilience
+SCENARIOS := default multi-broker cluster resilience
 
 .PHONY: help venv collection engine image archive prerequisites demo lint sanity unit artifact changelog-release molecule test clean
 
@@ -96,7 +96,7 @@ sanity: $(SANITY_VENV)/.installed
 	  $(CURDIR)/$(SANITY_VENV)/bin/ansible-test sanity --python 3.11 --color no
 	rm -rf $(SANITY_ROOT)
 
-unit: venv collection
+unit: venv
 	python -m pytest -q tests/unit
 
 # Each scenario's log is kept in .cache/logs; after a failure, what failed is printed last, below the teardown.

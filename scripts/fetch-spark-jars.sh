@@ -45,6 +45,9 @@ print_jars() {
   (IFS=,; echo "${jars[*]}")
 }
 
+# build-kafka-archive.sh resolves Kafka's jars the same way, yet this script sources nothing: the
+# kafka_verify role runs it on the Spark client host with ansible.builtin.script, which copies this
+# one file there.
 resolve_jars() {
   local work
   work=$(mktemp -d)

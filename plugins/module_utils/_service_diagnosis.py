@@ -16,6 +16,8 @@ from __future__ import absolute_import, division, print_function
 import re
 import signal
 
+from ansible_collections.kafkaops.cluster.plugins.module_utils._systemctl import parse_show
+
 UNIT_PROPERTIES = ("LoadState", "ActiveState", "SubState", "Result", "NRestarts", "ExecMainCode",
                    "ExecMainStatus", "MainPID")
 # The cause of a crash is near the end of a log; older lines are not worth reading.
@@ -44,11 +46,7 @@ SYSTEMD_LINE = re.compile(r"^([\w@.:\\-]+\.(service|socket|scope)(: | failed\.)|
 
 def parse_unit_state(text):
     """The unit's state from `systemctl show --property=...` output (KEY=value lines)."""
-    values = {}
-    for line in text.splitlines():
-        key, sep, value = line.partition("=")
-        if sep:
-            values[key.strip()] = value.strip()
+    values = parse_show(text)
     return dict(
         load_state=values.get("LoadState", ""),
         active_state=values.get("ActiveState", ""),

@@ -3,9 +3,10 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Reading a service's systemd unit, log file and journal while a module waits for the service.
 
-The wait modules (kafka_broker_wait, zookeeper_info) poll a port; between polls that find the
-service not ready they ask ServiceWatch whether waiting on is hopeless, and when they give up they
-ask it why. The decisions and the wording are pure functions of _service_diagnosis.
+The wait modules (kafka_broker_wait, zookeeper_info) poll a port; after every poll that finds the
+service not ready they let ServiceWatch end the wait: at once when waiting on is hopeless, or when
+time is up, with the unit's state and the log lines that say why. The decisions and the wording are
+pure functions of _service_diagnosis.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -24,28 +25,71 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._service_diagnosi
     parse_unit_state,
     service_report,
 )
+from ansible_collections.kafkaops.cluster.plugins.module_utils._systemctl import show_command
+
+
+def service_watch_argument_spec():
+    """A fresh argument spec of the options service and log_file (doc fragment kafkaops.cluster.service_watch).
+
+    A module passes required_by=dict(log_file="service") as well: the log is only read for a unit.
+    """
+    return dict(service=dict(type="str"), log_file=dict(type="path"))
 
 
 class ServiceWatch:
-    """One systemd unit followed through a wait: its state on every poll, its cause when asked."""
+    """How a wait for one service ends; with a systemd unit, the unit followed on every poll and its cause told."""
 
-    def __init__(self, module, unit, log_file=None):
-        """module: the AnsibleModule (its run_command runs systemctl and journalctl)."""
+    def __init__(self, module, subject, unit=None, log_file=None):
+        """module: the AnsibleModule (its run_command runs systemctl and journalctl; fail_json ends the wait).
+
+        subject: how messages name what is waited for, such as 'broker 1 at 127.0.0.1:9092'; with a
+        unit, ' (unit <unit>)' is added. Without a unit the wait ends on its timeout only.
+        """
         self.module = module
         self.unit = unit
+        self.subject = subject if unit is None else "%s (unit %s)" % (subject, unit)
         self.log_file = log_file
         self.progress = UnitProgress()
         self.read_error = None
-        self._systemctl = module.get_bin_path("systemctl")
-        self._journalctl = module.get_bin_path("journalctl")
+        self._systemctl = module.get_bin_path("systemctl") if unit is not None else None
+        self._journalctl = module.get_bin_path("journalctl") if unit is not None else None
+
+    def stop_if_hopeless_or_late(self, timed_out, timeout_message, result=None):
+        """After a poll that found the service not ready: fail the module when the wait is over, else return."""
+        failure = self.failure(timed_out, timeout_message, result)
+        if failure is not None:
+            self.module.fail_json(**failure)
+
+    def failure(self, timed_out, timeout_message, result=None):
+        """What the module fails with (fail_json's keyword arguments), or None while waiting on may still help.
+
+        The unit is read first: when the service will not come up the wait ends at once, as
+        '<subject> is not coming up: <the unit's state and cause>'. Otherwise, once timed_out, with
+        timeout_message, followed by the unit's state and cause when there is a unit.
+        result: what the module returns on failure besides msg and the unit's keys.
+        """
+        result = dict(result or {})
+        if self.hopeless():
+            report, details = self.diagnosis()
+            result.update(details)
+            return dict(result, msg="%s is not coming up: %s" % (self.subject, report))
+        if not timed_out:
+            return None
+        message = timeout_message
+        if self.unit is not None:
+            report, details = self.diagnosis()
+            message += "; " + report
+            result.update(details)
+        return dict(result, msg=message)
 
     def hopeless(self):
         """Read the unit once more; True when the service will not come up however long one waits."""
+        if self.unit is None:
+            return False
         if self._systemctl is None:
             self.read_error = "systemctl not found"
             return False
-        command = [self._systemctl, "show", "--property=" + ",".join(UNIT_PROPERTIES), "--", self.unit]
-        code, output, error = self.module.run_command(command)
+        code, output, error = self.module.run_command(show_command(self._systemctl, self.unit, UNIT_PROPERTIES))
         if code != 0:
             self.read_error = "systemctl show exited with %d: %s" % (code, " ".join(error.split()))
             return False

@@ -57,13 +57,8 @@ options:
     type: list
     elements: str
     default: []
-attributes:
-  check_mode:
-    description: Only reads; runs the same in check mode.
-    support: full
-  diff_mode:
-    description: Changes nothing, so there is nothing to diff.
-    support: none
+extends_documentation_fragment:
+  - kafkaops.cluster.read_only
 """
 
 EXAMPLES = r"""
@@ -191,6 +186,7 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._option_limits im
     OptionValueError,
     check_limits,
 )
+from ansible_collections.kafkaops.cluster.plugins.module_utils._systemctl import parse_show, show_command
 
 UNIT_PROPERTIES = ("LoadState", "ActiveState", "UnitFileState")
 LIMITS = dict(max_size=NumberLimit(minimum=0))
@@ -238,7 +234,7 @@ def read_group(name):
 
 def parse_unit(output):
     """systemctl show's KEY=value lines as a unit state dict."""
-    values = dict(line.split("=", 1) for line in output.splitlines() if "=" in line)
+    values = parse_show(output)
     active_state = values.get("ActiveState", "")
     unit_file_state = values.get("UnitFileState", "")
     return {"loaded": values.get("LoadState") == "loaded", "active": active_state == "active",
@@ -247,7 +243,7 @@ def parse_unit(output):
 
 
 def read_unit(module, systemctl, name):
-    command = [systemctl, "show", "--property=" + ",".join(UNIT_PROPERTIES), "--", name]
+    command = show_command(systemctl, name, UNIT_PROPERTIES)
     code, output, error = module.run_command(command)
     if code != 0:
         module.fail_json(msg="units: '%s' failed (%d): %s" % (" ".join(command), code, error.strip()))

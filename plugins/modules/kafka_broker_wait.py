@@ -47,24 +47,9 @@ options:
     description: Seconds to wait in all; at least 1.
     type: int
     default: 120
-  service:
-    description:
-      - Name of the broker's systemd unit, such as C(kafka-broker-1), read while the broker is not ready.
-    type: str
-  log_file:
-    description:
-      - The broker's log4j log, such as C(/var/log/kafka/broker-1/server.log). When the broker does not
-        come up, its last error and exception lines are shown; the unit's journal is read instead when
-        this file is missing or has none (a JVM that fails before its logging starts).
-      - Needs O(service).
-    type: path
-attributes:
-  check_mode:
-    description: Only reads; runs the same in check mode.
-    support: full
-  diff_mode:
-    description: Changes nothing, so there is nothing to diff.
-    support: none
+extends_documentation_fragment:
+  - kafkaops.cluster.service_watch
+  - kafkaops.cluster.read_only
 """
 
 EXAMPLES = r"""
@@ -157,7 +142,10 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._option_limits im
     OptionValueError,
     check_limits,
 )
-from ansible_collections.kafkaops.cluster.plugins.module_utils._service_watch import ServiceWatch
+from ansible_collections.kafkaops.cluster.plugins.module_utils._service_watch import (
+    ServiceWatch,
+    service_watch_argument_spec,
+)
 
 LIMITS = dict(port=PORT, broker_id=NumberLimit(minimum=0), timeout=NumberLimit(minimum=1))
 
@@ -185,8 +173,7 @@ def main():
             broker_id=dict(type="int", required=True),
             in_sync=dict(type="bool", default=False),
             timeout=dict(type="int", default=120),
-            service=dict(type="str"),
-            log_file=dict(type="path"),
+            **service_watch_argument_spec()
         ),
         required_by=dict(log_file="service"),
         supports_check_mode=True,
@@ -198,10 +185,7 @@ def main():
         module.fail_json(msg=str(error), field=error.field)
 
     broker = "broker %d at %s:%d" % (params["broker_id"], params["host"], params["port"])
-    watch = None
-    if params["service"]:
-        watch = ServiceWatch(module, params["service"], params["log_file"])
-        broker += " (unit %s)" % params["service"]
+    watch = ServiceWatch(module, broker, params["service"], params["log_file"])
     started = time.monotonic()
     last_problem = None
     summary = None
@@ -215,16 +199,9 @@ def main():
         except KafkaWireError as error:
             last_problem = str(error)
         result = dict(summary or {}, elapsed=round(time.monotonic() - started, 1))
-        if watch is not None and watch.hopeless():
-            report, details = watch.diagnosis()
-            module.fail_json(msg="%s is not coming up: %s" % (broker, report), **dict(result, **details))
-        if time.monotonic() - started >= params["timeout"]:
-            message = "%s not ready within %d s: %s" % (broker, params["timeout"], last_problem)
-            if watch is not None:
-                report, details = watch.diagnosis()
-                message += "; " + report
-                result.update(details)
-            module.fail_json(msg=message, **result)
+        watch.stop_if_hopeless_or_late(
+            time.monotonic() - started >= params["timeout"],
+            "%s not ready within %d s: %s" % (watch.subject, params["timeout"], last_problem), result)
         time.sleep(1)
 
 

@@ -20,7 +20,7 @@ description:
     not serve clients yet, and stops waiting at once when the unit failed, was restarted by systemd
     during the wait (it crashes on start) or stays inactive. The failure message then gives the
     unit's state and the lines of O(log_file) (or of the unit's journal) that carry the cause, as
-    it does on a timeout.
+    it does on a timeout. Without O(wait=true) the unit is not read.
   - Needs only the Python standard library on the host it runs on (and C(systemctl) for O(service)).
   - The node must allow the words in C(4lw.commands.whitelist).
   - This module was called C(kafkaops.cluster.zookeeper_status); that name still works, with a
@@ -50,25 +50,9 @@ options:
     description: Also return the C(mntr) metrics.
     type: bool
     default: false
-  service:
-    description:
-      - Name of the node's systemd unit, such as C(zookeeper). Read only with O(wait=true), while the
-        node does not serve clients.
-    type: str
-  log_file:
-    description:
-      - The node's log4j log, such as C(/var/log/zookeeper/zookeeper.log). When the node does not come
-        up, its last error and exception lines are shown; the unit's journal is read instead when this
-        file is missing or has none.
-      - Needs O(service).
-    type: path
-attributes:
-  check_mode:
-    description: Only reads; runs the same in check mode.
-    support: full
-  diff_mode:
-    description: Changes nothing, so there is nothing to diff.
-    support: none
+extends_documentation_fragment:
+  - kafkaops.cluster.service_watch
+  - kafkaops.cluster.read_only
 """
 
 EXAMPLES = r"""
@@ -153,7 +137,10 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._option_limits im
     OptionValueError,
     check_limits,
 )
-from ansible_collections.kafkaops.cluster.plugins.module_utils._service_watch import ServiceWatch
+from ansible_collections.kafkaops.cluster.plugins.module_utils._service_watch import (
+    ServiceWatch,
+    service_watch_argument_spec,
+)
 from ansible_collections.kafkaops.cluster.plugins.module_utils._zookeeper_words import (
     ZooKeeperWordError,
     parse_mntr,
@@ -181,8 +168,7 @@ def main():
             wait=dict(type="bool", default=False),
             timeout=dict(type="int", default=60),
             metrics=dict(type="bool", default=False),
-            service=dict(type="str"),
-            log_file=dict(type="path"),
+            **service_watch_argument_spec()
         ),
         required_by=dict(log_file="service"),
         supports_check_mode=True,
@@ -194,10 +180,7 @@ def main():
         module.fail_json(msg=str(error), field=error.field)
 
     node = "ZooKeeper at %s:%d" % (params["host"], params["port"])
-    watch = None
-    if params["wait"] and params["service"]:
-        watch = ServiceWatch(module, params["service"], params["log_file"])
-        node += " (unit %s)" % params["service"]
+    watch = ServiceWatch(module, node, params["service"] if params["wait"] else None, params["log_file"])
     deadline = time.monotonic() + params["timeout"]
     per_request = min(params["timeout"], 5) if params["wait"] else params["timeout"]
     last_problem = None
@@ -211,16 +194,9 @@ def main():
             if not params["wait"] or "whitelist" in str(error):
                 module.fail_json(msg=str(error))
             last_problem = str(error)
-        if watch is not None and watch.hopeless():
-            report, details = watch.diagnosis()
-            module.fail_json(msg="%s is not coming up: %s" % (node, report), **details)
-        if time.monotonic() >= deadline:
-            message = "%s did not serve clients within %d s (last: %s)" % (node, params["timeout"], last_problem)
-            details = {}
-            if watch is not None:
-                report, details = watch.diagnosis()
-                message += "; " + report
-            module.fail_json(msg=message, **details)
+        watch.stop_if_hopeless_or_late(
+            time.monotonic() >= deadline,
+            "%s did not serve clients within %d s (last: %s)" % (watch.subject, params["timeout"], last_problem))
         time.sleep(1)
 
 

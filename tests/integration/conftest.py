@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import pytest
+from kafka.admin import ConfigResource, ConfigResourceType, KafkaAdminClient
 
 REPOSITORY = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
@@ -92,3 +93,52 @@ def kafka(bootstrap_servers):
                           check=check, diff=diff)
 
     return run
+
+
+class ClusterReader:
+    """Reads of the cluster made in the test process with kafka-python, to check what a module run did.
+
+    Before-and-after reads go through here rather than through kafka_cluster_info: each Ansible run
+    costs seconds of start-up, and a refused input's test needs two reads around two module runs.
+    kafka_cluster_info has tests of its own.
+    """
+
+    def __init__(self, bootstrap_servers):
+        self.admin = KafkaAdminClient(bootstrap_servers=bootstrap_servers, request_timeout_ms=30000)
+
+    def broker_ids(self):
+        return sorted(broker["broker_id"] for broker in self.admin.describe_cluster()["brokers"])
+
+    def replicas(self, topic):
+        """{partition: replica list} of one topic."""
+        described = self.admin.describe_topics([topic])[0]
+        return {partition["partition_index"]: list(partition["replica_nodes"]) for partition in described["partitions"]}
+
+    def topics(self, names=None):
+        """{name: (partition count, replication factor, {config set on the topic: value})}, internal topics left out."""
+        described = [topic for topic in self.admin.describe_topics(names)
+                     if not topic.get("is_internal") and not topic.get("error_code")]
+        if not described:
+            return {}
+        configs = self.admin.describe_configs(
+            [ConfigResource(ConfigResourceType.TOPIC, topic["name"]) for topic in described], config_filter="all")
+        result = {}
+        for topic in described:
+            entries = configs.get("topic", {}).get(topic["name"], {})
+            overrides = {key: entry["value"] for key, entry in entries.items()
+                         if entry.get("config_source") == "DYNAMIC_TOPIC_CONFIG"}
+            partitions = topic["partitions"]
+            result[topic["name"]] = (len(partitions), len(partitions[0]["replica_nodes"]) if partitions else 0,
+                                     overrides)
+        return result
+
+    def close(self):
+        self.admin.close()
+
+
+@pytest.fixture(scope="session")
+def cluster(bootstrap_servers):
+    """A ClusterReader on the cluster under test."""
+    reader = ClusterReader(bootstrap_servers)
+    yield reader
+    reader.close()

@@ -12,14 +12,12 @@ import uuid
 
 import pytest
 from kafka import KafkaProducer
-from kafka.admin import ConfigResource, ConfigResourceType, KafkaAdminClient
+from kafka.admin import ConfigResource, ConfigResourceType
 
 
 @pytest.fixture(scope="module")
-def admin(bootstrap_servers):
-    client = KafkaAdminClient(bootstrap_servers=bootstrap_servers, request_timeout_ms=30000)
-    yield client
-    client.close()
+def admin(cluster):
+    return cluster.admin
 
 
 @pytest.fixture(scope="module")
@@ -34,16 +32,6 @@ def topic(kafka, bootstrap_servers):
     producer.close()
     yield name
     kafka("kafka_topic", name=name, state="absent")
-
-
-def _brokers(kafka):
-    return [broker["id"] for broker in kafka("kafka_cluster_info")["brokers"]]
-
-
-def _replicas(kafka, name):
-    info = kafka("kafka_cluster_info", topics=[name])
-    assert not info.failed, info.output
-    return {item["partition"]: item["replicas"] for item in info["topics"][name]["partitions"]}
 
 
 def _throttle_configs(admin, topics):
@@ -75,8 +63,8 @@ def _four_passes(kafka, **args):
     return applied
 
 
-def test_decommission_then_spread_back_with_the_fewest_moves(kafka, admin, topic):
-    brokers = _brokers(kafka)
+def test_decommission_then_spread_back_with_the_fewest_moves(kafka, cluster, admin, topic):
+    brokers = cluster.broker_ids()
     keep = brokers[:-1]
     for targets in (keep, brokers):
         planned = kafka("kafka_reassignment_plan", topics=[topic], broker_list=",".join(map(str, targets)))
@@ -87,7 +75,7 @@ def test_decommission_then_spread_back_with_the_fewest_moves(kafka, admin, topic
         if planned["plan"]["partitions"]:
             applied = _four_passes(kafka, plan=planned["plan"], throttle=50000000, poll_interval=0.5)
             assert sorted(applied["throttled"]["brokers"]) and applied["throttled"]["topics"] == [topic]
-        replicas = _replicas(kafka, topic)
+        replicas = cluster.replicas(topic)
         counts = {broker: sum(broker in listed for listed in replicas.values()) for broker in targets}
         assert set(broker for listed in replicas.values() for broker in listed) <= set(targets)
         assert max(counts.values()) - min(counts.values()) <= 1, counts
@@ -124,31 +112,31 @@ REFUSED = [
 @pytest.mark.parametrize("build, field, words", REFUSED, ids=[
     "duplicate-replica", "unknown-topic", "unknown-partition", "dead-broker", "inconsistent-factor",
     "partial-factor-change"])
-def test_refused_plans_name_the_entry_and_move_nothing(kafka, topic, build, field, words):
-    before = _replicas(kafka, topic)
-    plan = build(topic, before, _brokers(kafka))
+def test_refused_plans_name_the_entry_and_move_nothing(kafka, cluster, topic, build, field, words):
+    before = cluster.replicas(topic)
+    plan = build(topic, before, cluster.broker_ids())
     for check in (True, False):
         refused = kafka("kafka_reassignment", check=check, plan=plan, throttle=1000000)
         assert refused.failed, refused.output
         assert refused["field"] == field and words in refused["msg"], refused["msg"]
-    assert _replicas(kafka, topic) == before
+    assert cluster.replicas(topic) == before
 
 
 @pytest.mark.parametrize("option, value", [("timeout", -1), ("poll_interval", 0)])
-def test_numbers_out_of_range_are_refused_before_anything_moves(kafka, topic, option, value):
+def test_numbers_out_of_range_are_refused_before_anything_moves(kafka, cluster, topic, option, value):
     """A valid plan with a bad number used to be submitted first and refused after (a partition had moved)."""
-    before = _replicas(kafka, topic)
-    spare = [broker for broker in _brokers(kafka) if broker not in before[0]][0]
+    before = cluster.replicas(topic)
+    spare = [broker for broker in cluster.broker_ids() if broker not in before[0]][0]
     plan = _plan([{"topic": topic, "partition": 0, "replicas": [before[0][-1], spare]}])
     for check in (True, False):
         refused = kafka("kafka_reassignment", check=check, plan=plan, throttle=1000000, **{option: value})
         assert refused.failed, refused.output
         assert refused["field"] == option and refused["msg"].startswith(option + ": "), refused["msg"]
-    assert _replicas(kafka, topic) == before
+    assert cluster.replicas(topic) == before
 
 
-def test_plan_refuses_dead_brokers_and_short_lists(kafka, topic):
-    brokers = _brokers(kafka)
+def test_plan_refuses_dead_brokers_and_short_lists(kafka, cluster, topic):
+    brokers = cluster.broker_ids()
     for broker_list, words in ((",".join(map(str, brokers + [999])), "not a live broker: 999"),
                                (str(brokers[0]), "replication factor")):
         refused = kafka("kafka_reassignment_plan", topics=[topic], broker_list=broker_list)
@@ -157,8 +145,8 @@ def test_plan_refuses_dead_brokers_and_short_lists(kafka, topic):
     assert missing.failed and topic + "-nope" in missing["msg"]
 
 
-def test_timeout_removes_the_throttle_and_a_rerun_finishes(kafka, admin, topic):
-    brokers = _brokers(kafka)
+def test_timeout_removes_the_throttle_and_a_rerun_finishes(kafka, cluster, admin, topic):
+    brokers = cluster.broker_ids()
     planned = kafka("kafka_reassignment_plan", topics=[topic], broker_list=",".join(map(str, brokers[1:])))
     assert not planned.failed and planned["plan"]["partitions"], planned.output
     slow = kafka("kafka_reassignment", plan=planned["plan"], throttle=1024, timeout=2, poll_interval=0.5,
@@ -169,14 +157,14 @@ def test_timeout_removes_the_throttle_and_a_rerun_finishes(kafka, admin, topic):
     assert not finished.failed and finished.changed, finished.output
     again = kafka("kafka_reassignment", plan=planned["plan"])
     assert not again.changed and not again.failed
-    now = _replicas(kafka, topic)
+    now = cluster.replicas(topic)
     for item in planned["plan"]["partitions"]:
         assert now[item["partition"]] == item["replicas"]
     assert _throttle_configs(admin, [topic]) == {}
 
 
-def test_plan_file_is_written_once(kafka, topic, tmp_path):
-    brokers = _brokers(kafka)
+def test_plan_file_is_written_once(kafka, cluster, topic, tmp_path):
+    brokers = cluster.broker_ids()
     dest = tmp_path / "plan.json"
     args = dict(topics=[topic], broker_list=",".join(map(str, brokers[:-1])), dest=str(dest))
     predicted = kafka("kafka_reassignment_plan", check=True, **args)

@@ -1,4 +1,4 @@
-"""Reads of a live cluster shared by the scenario checks that follow a reassignment (scale-out, resilience)."""
+"""Reads of a live cluster and of the scenario's inventory, shared by the scenario checks."""
 
 import os
 import time
@@ -12,10 +12,35 @@ def inventory_hosts(*groups):
     return runner, [name for group in groups for name in runner.get_hosts(group)]
 
 
+def host_address(name):
+    """The address the host's containers answer on (its first address on eth0)."""
+    return testinfra.get_host(name, ansible_inventory=os.environ["MOLECULE_INVENTORY_FILE"],
+                              connection="ansible").interface("eth0").addresses[0]
+
+
 def bootstrap(hosts):
-    inventory = os.environ["MOLECULE_INVENTORY_FILE"]
-    return ["%s:9092" % testinfra.get_host(name, ansible_inventory=inventory, connection="ansible")
-            .interface("eth0").addresses[0] for name in hosts]
+    """Client addresses of hosts that run one broker each on the default port."""
+    return ["%s:9092" % host_address(name) for name in hosts]
+
+
+def broker_instances(runner, name, broker_hosts):
+    """The broker instances the inventory asks for on a host, as (broker_id, port) pairs; a host without
+    kafka_broker_id gets its place in broker_hosts plus one, as the role gives it."""
+    variables = runner.get_variables(name)
+    given = variables.get("kafka_broker_instances") or []
+    if given:
+        return [(int(item["broker_id"]), int(item["port"])) for item in given]
+    return [(int(variables.get("kafka_broker_id") or broker_hosts.index(name) + 1), 9092)]
+
+
+def instance_addresses(runner, broker_hosts):
+    """Client addresses of every broker instance of the hosts."""
+    return ["%s:%d" % (host_address(name), port) for name in broker_hosts
+            for unused, port in broker_instances(runner, name, broker_hosts)]
+
+
+def expected_broker_ids(runner, broker_hosts):
+    return sorted(instance[0] for name in broker_hosts for instance in broker_instances(runner, name, broker_hosts))
 
 
 def describe(servers, topics):

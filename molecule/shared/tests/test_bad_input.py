@@ -11,7 +11,6 @@ import subprocess
 import pytest
 import testinfra
 
-SCENARIO = os.environ.get("MOLECULE_SCENARIO_NAME", "")
 INVENTORY = os.environ["MOLECULE_INVENTORY_FILE"]
 PROJECT = os.environ.get("MOLECULE_PROJECT_DIRECTORY", os.getcwd())
 HOST = "kafkaops-default"
@@ -44,23 +43,22 @@ def _snapshot(node):
     return files, pids
 
 
-if SCENARIO == "default":
-
-    @pytest.mark.parametrize("extra_vars, message", BAD_INPUTS, ids=[case[1][:40] for case in BAD_INPUTS])
-    def test_bad_input_is_refused_before_any_change(extra_vars, message):
-        node = testinfra.get_host(HOST, ansible_inventory=INVENTORY, connection="ansible")
-        before = _snapshot(node)
-        assert all(before[1].values()) and "0" not in before[1].values()
-        environment = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(PROJECT, ".cache", "collections"),
-                           ANSIBLE_CONFIG=os.path.join(PROJECT, "ansible.cfg"))
-        run = subprocess.run(
-            ["ansible-playbook", "-i", INVENTORY, "kafkaops.cluster.site", "-e", json.dumps(extra_vars)],
-            capture_output=True, text=True, env=environment, timeout=300, check=False)
-        output = " ".join((run.stdout + run.stderr).split())
-        assert run.returncode != 0
-        assert message in output, output[-3000:]
-        assert "changed=0" in output and "changed=1" not in output
-        assert _snapshot(node) == before
+@pytest.mark.scenarios("default")
+@pytest.mark.parametrize("extra_vars, message", BAD_INPUTS, ids=[case[1][:40] for case in BAD_INPUTS])
+def test_bad_input_is_refused_before_any_change(extra_vars, message):
+    node = testinfra.get_host(HOST, ansible_inventory=INVENTORY, connection="ansible")
+    before = _snapshot(node)
+    assert all(before[1].values()) and "0" not in before[1].values()
+    environment = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(PROJECT, ".cache", "collections"),
+                       ANSIBLE_CONFIG=os.path.join(PROJECT, "ansible.cfg"))
+    run = subprocess.run(
+        ["ansible-playbook", "-i", INVENTORY, "kafkaops.cluster.site", "-e", json.dumps(extra_vars)],
+        capture_output=True, text=True, env=environment, timeout=300, check=False)
+    output = " ".join((run.stdout + run.stderr).split())
+    assert run.returncode != 0
+    assert message in output, output[-3000:]
+    assert "changed=0" in output and "changed=1" not in output
+    assert _snapshot(node) == before
 
 
 # The cluster scenario runs inventories/example over SSH, on nodes that do not resolve each other's
@@ -73,33 +71,33 @@ UNRESOLVED_NAMES = [
      "kafka-a cannot resolve 'kafka-b' (kafka_broker_internal_host of kafka-b)"),
 ]
 
-if SCENARIO == "cluster":
-    CLUSTER_NODES = ["kafka-a", "kafka-b", "kafka-c"]
-    # What the scenario's side effect (scale-out.yml) deployed last, so that a run of site.yml has
-    # nothing else to change before it reaches the refused setting.
-    DEPLOYED = {"zookeeper_properties": {"globalOutstandingLimit": 2000},
-                "kafka_broker_properties": {"log.retention.hours": 100}}
+CLUSTER_NODES = ["kafka-a", "kafka-b", "kafka-c"]
 
-    def _cluster_snapshot():
-        snapshots = {}
-        for name in CLUSTER_NODES:
-            node = testinfra.get_host(name, ansible_inventory=INVENTORY, connection="ansible")
-            files = {path: node.file(path).sha256sum for path in ["/etc/zookeeper/zoo.cfg"]}
-            files.update({path: node.file(path).sha256sum
-                          for path in node.check_output("ls -d /etc/kafka/broker-*/server.properties").split()})
-            pids = node.check_output("systemctl show --property=MainPID --value zookeeper 'kafka-broker-*'").split()
-            snapshots[name] = (files, pids)
-        return snapshots
 
-    @pytest.mark.parametrize("extra_vars, message", UNRESOLVED_NAMES, ids=["zookeeper", "broker"])
-    def test_unresolvable_peer_names_are_refused_before_any_change(extra_vars, message):
-        before = _cluster_snapshot()
-        assert all(pid != "0" for unused, pids in before.values() for pid in pids)
-        settings = json.dumps(dict(DEPLOYED, **extra_vars))
-        command = ["ansible-playbook", "-i", INVENTORY, "kafkaops.cluster.site", "-e", settings]
-        run = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
-        output = " ".join((run.stdout + run.stderr).split())
-        assert run.returncode != 0
-        assert message in output, output[-3000:]
-        assert "changed=0" in output and "changed=1" not in output
-        assert _cluster_snapshot() == before
+def _cluster_snapshot():
+    snapshots = {}
+    for name in CLUSTER_NODES:
+        node = testinfra.get_host(name, ansible_inventory=INVENTORY, connection="ansible")
+        files = {path: node.file(path).sha256sum for path in ["/etc/zookeeper/zoo.cfg"]}
+        files.update({path: node.file(path).sha256sum
+                      for path in node.check_output("ls -d /etc/kafka/broker-*/server.properties").split()})
+        pids = node.check_output("systemctl show --property=MainPID --value zookeeper 'kafka-broker-*'").split()
+        snapshots[name] = (files, pids)
+    return snapshots
+
+
+@pytest.mark.scenarios("cluster")
+@pytest.mark.parametrize("extra_vars, message", UNRESOLVED_NAMES, ids=["zookeeper", "broker"])
+def test_unresolvable_peer_names_are_refused_before_any_change(extra_vars, message, saved):
+    before = _cluster_snapshot()
+    assert all(pid != "0" for unused, pids in before.values() for pid in pids)
+    # What the side effect deployed last, so that site.yml has nothing else to change before it
+    # reaches the refused setting.
+    settings = json.dumps(dict(saved("deployed-settings.json"), **extra_vars))
+    command = ["ansible-playbook", "-i", INVENTORY, "kafkaops.cluster.site", "-e", settings]
+    run = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
+    output = " ".join((run.stdout + run.stderr).split())
+    assert run.returncode != 0
+    assert message in output, output[-3000:]
+    assert "changed=0" in output and "changed=1" not in output
+    assert _cluster_snapshot() == before

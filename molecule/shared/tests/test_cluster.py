@@ -4,46 +4,33 @@ Expectations come from the scenario's inventory (which hosts, which broker ids a
 answers come from the running services: systemd, the sockets, ZooKeeper and the brokers.
 """
 
-import itertools
-import json
 import os
 import time
 import uuid
 
 import testinfra.utils.ansible_runner
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
-from kafka.admin import ConfigResource, ConfigResourceType, KafkaAdminClient, NewTopic
+from kafka.admin import KafkaAdminClient, NewTopic
 from kazoo.client import KazooClient
-from live_cluster import settled
+from live_cluster import broker_instances, expected_broker_ids, host_address, instance_addresses, settled
 
 RUNNER = testinfra.utils.ansible_runner.AnsibleRunner(os.environ["MOLECULE_INVENTORY_FILE"])
-SCENARIO = os.environ.get("MOLECULE_SCENARIO_NAME", "")
 ZOOKEEPER_HOSTS = RUNNER.get_hosts("zookeeper")
-# After the side effects of the cluster and scale-out scenarios, the spare and new hosts are brokers too.
+# After the side effects of the cluster and resilience scenarios, the spare and new hosts are brokers too.
 BROKER_HOSTS = RUNNER.get_hosts("kafka_broker") + RUNNER.get_hosts("spare_broker") + RUNNER.get_hosts("new_broker")
 testinfra_hosts = sorted(set(ZOOKEEPER_HOSTS + BROKER_HOSTS))
 
 
-def _address(name):
-    return testinfra.get_host(name, ansible_inventory=os.environ["MOLECULE_INVENTORY_FILE"],
-                              connection="ansible").interface("eth0").addresses[0]
-
-
 def _instances(name):
-    """The broker instances the inventory asks for on a host, as (broker_id, port) pairs."""
-    variables = RUNNER.get_variables(name)
-    given = variables.get("kafka_broker_instances") or []
-    if given:
-        return [(int(item["broker_id"]), int(item["port"])) for item in given]
-    return [(int(variables.get("kafka_broker_id") or BROKER_HOSTS.index(name) + 1), 9092)]
+    return broker_instances(RUNNER, name, BROKER_HOSTS)
 
 
 def _bootstrap():
-    return ["%s:%d" % (_address(name), port) for name in BROKER_HOSTS for unused, port in _instances(name)]
+    return instance_addresses(RUNNER, BROKER_HOSTS)
 
 
 def _expected_broker_ids():
-    return sorted(instance[0] for name in BROKER_HOSTS for instance in _instances(name))
+    return expected_broker_ids(RUNNER, BROKER_HOSTS)
 
 
 def _ask_zookeeper(node, word, answered):
@@ -99,7 +86,7 @@ def test_ensemble_has_exactly_one_leader():
 
 def test_every_broker_is_registered_in_zookeeper():
     chroot = RUNNER.get_variables(BROKER_HOSTS[0]).get("kafka_broker_zookeeper_chroot") or ""
-    client = KazooClient(hosts=",".join("%s:2181" % _address(name) for name in ZOOKEEPER_HOSTS), timeout=10)
+    client = KazooClient(hosts=",".join("%s:2181" % host_address(name) for name in ZOOKEEPER_HOSTS), timeout=10)
     client.start(timeout=30)
     try:
         # A broker that has just restarted registers again when its ZooKeeper session is up.
@@ -153,88 +140,3 @@ def test_topic_on_every_broker_takes_acks_all_records_and_returns_them():
         while topic in admin.list_topics() and time.monotonic() < deadline:
             time.sleep(1)
         admin.close()
-
-
-if SCENARIO == "cluster":
-
-    def test_declared_topics_exist_as_declared():
-        declared = RUNNER.get_variables(BROKER_HOSTS[0]).get("kafka_topics_list") or []
-        assert declared, "the cluster scenario declares topics in kafka_topics_list"
-        admin = KafkaAdminClient(bootstrap_servers=_bootstrap(), request_timeout_ms=30000)
-        try:
-            names = [item["name"] for item in declared]
-            described = {topic["name"]: topic for topic in admin.describe_topics(names)}
-            configs = admin.describe_configs([ConfigResource(ConfigResourceType.TOPIC, name) for name in names])
-        finally:
-            admin.close()
-        for item in declared:
-            partitions = described[item["name"]]["partitions"]
-            assert len(partitions) == item["partitions"]
-            assert all(len(partition["replica_nodes"]) == item["replication_factor"] for partition in partitions)
-            for key, value in item.get("config", {}).items():
-                assert configs["topic"][item["name"]][key]["value"] == str(value)
-
-    def test_scale_out_joined_without_restarting_the_others():
-        ephemeral = os.environ["MOLECULE_EPHEMERAL_DIRECTORY"]
-        for name in RUNNER.get_hosts("kafka_broker"):
-            with open(os.path.join(ephemeral, "pids-%s.json" % name)) as handle:
-                pids = json.load(handle)
-            assert all(int(pid) > 0 for pid in pids["before"])
-            assert pids["before"] == pids["after"], "%s restarted a service during the scale-out" % name
-        spare = RUNNER.get_hosts("spare_broker")[0]
-        assert int(RUNNER.get_variables(spare)["kafka_broker_id"]) in _expected_broker_ids()
-
-    # The scenario runs inventories/example over SSH: these check the rig is what it claims to be and
-    # that the example's settings reached the services.
-    def test_the_play_ran_the_installed_artifact_over_ssh_as_a_sudo_user(host):
-        variables = RUNNER.get_variables(host.backend.host)
-        assert variables["ansible_connection"] == "ssh" and variables["ansible_user"] == "admin"
-        assert host.run("printenv SUDO_USER").stdout.strip() == "admin"
-        collections = os.environ["ANSIBLE_COLLECTIONS_PATH"]
-        installed = os.path.join(collections, "ansible_collections", "kafkaops", "cluster")
-        assert not os.path.islink(installed) and os.path.isfile(os.path.join(installed, "MANIFEST.json"))
-
-    def test_nodes_do_not_resolve_each_others_inventory_names(host):
-        for name in ZOOKEEPER_HOSTS:
-            if name != host.backend.host:
-                assert host.run("getent hosts %s" % name).rc != 0, "%s resolves %s" % (host.backend.host, name)
-
-    def test_configs_use_the_addresses_ansible_reaches_the_nodes_by(host):
-        name = host.backend.host
-        variables = RUNNER.get_variables(name)
-        if name in ZOOKEEPER_HOSTS:
-            zoo_cfg = host.file("/etc/zookeeper/zoo.cfg").content_string
-            for member in ZOOKEEPER_HOSTS:
-                assert "=%s:2888:3888\n" % RUNNER.get_variables(member)["ansible_host"] in zoo_cfg
-        for broker_id, port in _instances(name):
-            properties = host.file("/etc/kafka/broker-%d/server.properties" % broker_id).content_string
-            assert "INTERNAL://%s:%d," % (variables["ansible_host"], port + 10000) in properties
-            # Ids above 1000 need reserved.broker.max.id raised, or the broker refuses to start.
-            assert "reserved.broker.max.id=%d\n" % broker_id in properties
-            assert "broker.rack=%s\n" % variables["kafka_broker_rack"] in properties
-            connect = [line for line in properties.splitlines() if line.startswith("zookeeper.connect=")]
-            assert connect and connect[0].endswith(variables["kafka_broker_zookeeper_chroot"])
-
-    def test_config_change_restarted_every_broker_one_at_a_time():
-        ephemeral = os.environ["MOLECULE_EPHEMERAL_DIRECTORY"]
-        rolled = []
-        for name in BROKER_HOSTS:
-            with open(os.path.join(ephemeral, "rolled-%s.json" % name)) as handle:
-                rolled.append(json.load(handle))
-        for record in rolled:
-            if record["after_scale_out"] is not None:
-                assert record["pid"] != record["after_scale_out"], "a broker kept running with the old settings"
-        _assert_one_at_a_time(record["started_monotonic_us"] for record in rolled)
-
-        zookeeper = [record for record in rolled if record["zookeeper_pid"] is not None]
-        assert len(zookeeper) == len(ZOOKEEPER_HOSTS)
-        for record in zookeeper:
-            assert record["zookeeper_pid"] != record["zookeeper_after_scale_out"]
-        _assert_one_at_a_time(record["zookeeper_started_monotonic_us"] for record in zookeeper)
-
-    def _assert_one_at_a_time(start_times_us):
-        """Serial restarts: each node started only after the one before was serving again, which
-        takes seconds; nodes restarted together would start within a second of each other."""
-        starts = sorted(int(start) for start in start_times_us)
-        gaps = [(later - earlier) / 1e6 for earlier, later in itertools.pairwise(starts)]
-        assert min(gaps) >= 2, "restart start times too close together: %s s" % gaps

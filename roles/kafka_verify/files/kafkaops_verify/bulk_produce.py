@@ -18,7 +18,7 @@ import time
 from datetime import UTC, datetime
 
 from kafkaops_verify.manifests import build_manifest, write_manifest
-from kafkaops_verify.options import parse_client_options, parse_options
+from kafkaops_verify.options import add_pairs_option, parse_client_options, parse_options
 from kafkaops_verify.records import check_name, spark_payload_column, spark_value_column
 from kafkaops_verify.session import build_session
 
@@ -115,19 +115,9 @@ def argument_parser():
         help="comma-separated Kafka connector jars for spark.jars (default: $KAFKAOPS_SPARK_JARS)",
     )
     parser.add_argument("--tasks", type=int, default=0, help="Spark tasks writing (default: Spark's parallelism)")
-    parser.add_argument(
-        "--kafka-option",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="a Java producer property for Spark's Kafka sink, e.g. linger.ms=50; repeatable",
-    )
-    parser.add_argument(
-        "--client-option",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="a kafka-python KafkaAdminClient setting (topic lookup), e.g. security_protocol=SSL; repeatable",
+    add_pairs_option(parser, "--kafka-option", "a Java producer property for Spark's Kafka sink, e.g. linger.ms=50")
+    add_pairs_option(
+        parser, "--client-option", "a kafka-python KafkaAdminClient setting (topic lookup), e.g. security_protocol=SSL"
     )
     return parser
 

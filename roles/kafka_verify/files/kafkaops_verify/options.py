@@ -1,6 +1,12 @@
 """NAME=VALUE command-line pairs, the form the jobs take client settings in (--kafka-option, --client-option)."""
 
 
+def add_pairs_option(parser, flag, help_text):
+    """Declares a repeatable NAME=VALUE option on an argparse parser; read it with parse_options or
+    parse_client_options."""
+    parser.add_argument(flag, action="append", default=[], metavar="NAME=VALUE", help=help_text + "; repeatable")
+
+
 def parse_options(pairs, what):
     """NAME=VALUE command-line pairs (repeatable options such as --kafka-option) as a dict of strings."""
     options = {}

@@ -18,7 +18,7 @@ import time
 from datetime import UTC, datetime
 
 from kafkaops_verify.manifests import build_manifest, write_manifest
-from kafkaops_verify.options import parse_client_options
+from kafkaops_verify.options import add_pairs_option, parse_client_options
 from kafkaops_verify.ranges import SequenceRanges
 from kafkaops_verify.records import check_name, encode_value, make_payload
 
@@ -79,13 +79,7 @@ def argument_parser():
     )
     parser.add_argument("--drain-seconds", type=float, default=30.0, help="wait for acknowledgements at the end (30)")
     parser.add_argument("--progress-seconds", type=float, default=10.0, help="progress line interval on stderr (10)")
-    parser.add_argument(
-        "--client-option",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="a kafka-python KafkaProducer setting, e.g. security_protocol=SSL; repeatable",
-    )
+    add_pairs_option(parser, "--client-option", "a kafka-python KafkaProducer setting, e.g. security_protocol=SSL")
     return parser
 
 

@@ -34,7 +34,7 @@ from kafkaops_verify.engines.scan import SCAN_BATCH_RECORDS, verify_with_scan
 from kafkaops_verify.engines.sql import verify_with_sql
 from kafkaops_verify.kafka_io import capture_offsets, read_topics
 from kafkaops_verify.manifests import ManifestError, ranges_from_manifests, read_manifest
-from kafkaops_verify.options import parse_client_options, parse_options
+from kafkaops_verify.options import add_pairs_option, parse_client_options, parse_options
 from kafkaops_verify.report import summary_lines
 from kafkaops_verify.session import build_session
 
@@ -102,19 +102,13 @@ def argument_parser():
         help="scan: one ordered pass per partition in Python workers, no shuffle (needs pyarrow, pandas and"
         " numpy where Spark runs Python); sql: Spark SQL windows over a shuffle (scan)",
     )
-    parser.add_argument(
-        "--kafka-option",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="a Java consumer property for Spark's Kafka source, e.g. security.protocol=SSL; repeatable",
+    add_pairs_option(
+        parser, "--kafka-option", "a Java consumer property for Spark's Kafka source, e.g. security.protocol=SSL"
     )
-    parser.add_argument(
+    add_pairs_option(
+        parser,
         "--client-option",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="a kafka-python KafkaConsumer setting for capturing offsets, e.g. security_protocol=SSL; repeatable",
+        "a kafka-python KafkaConsumer setting for capturing offsets, e.g. security_protocol=SSL",
     )
     return parser
 

@@ -1,10 +1,6 @@
 """Why a waited-for service does not come up: the unit's state, when to stop waiting, the log lines that say why."""
 
-import json
-
 import pytest
-from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.testing import patch_module_args
 from ansible_collections.kafkaops.cluster.plugins.module_utils._service_diagnosis import (
     JOURNAL,
     UnitProgress,
@@ -14,70 +10,15 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._service_diagnosi
     parse_unit_state,
     service_report,
 )
-from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_wire import KafkaWireError
-from ansible_collections.kafkaops.cluster.plugins.module_utils._service_watch import ServiceWatch, read_tail
-from ansible_collections.kafkaops.cluster.plugins.modules import kafka_broker_wait, zookeeper_info
-
-FATAL_BROKER_ID = (
-    "[2025-01-07 10:00:00,101] INFO Registered kafka:type=kafka.Log4jController MBean "
-    "(kafka.utils.Log4jControllerRegistration$)\n"
-    "[{time}] ERROR Exiting Kafka due to fatal exception (kafka.Kafka$)\n"
-    "java.lang.IllegalArgumentException: requirement failed: broker.id must be greater than or equal to -1 and not "
-    "greater than reserved.broker.max.id\n"
-    "\tat scala.Predef$.require(Predef.scala:337)\n"
-    "\tat kafka.server.KafkaConfig.validateValues(KafkaConfig.scala:1040)\n"
-    "\tat kafka.Kafka$.main(Kafka.scala:87)\n"
-    "\tat kafka.Kafka.main(Kafka.scala)\n"
+from ansible_collections.kafkaops.cluster.tests.unit.plugins.service_samples import (
+    AUTO_RESTART,
+    BAD_HEAP_JOURNAL,
+    BROKER_CRASH_LOOP,
+    NESTED_CAUSES,
+    RUNNING,
+    ZOOKEEPER_UNRESOLVED_PEERS,
+    show,
 )
-BROKER_CRASH_LOOP = "".join(FATAL_BROKER_ID.format(time=time) for time in (
-    "2025-01-07 10:00:00,512", "2025-01-07 10:00:11,020", "2025-01-07 10:00:21,733"))
-
-UNRESOLVED_PEER = (
-    "[2025-01-07 10:0%(minute)d:01,412] WARN Cannot open channel to %(peer)d at election address zk%(peer)d:3888 "
-    "(org.apache.zookeeper.server.quorum.QuorumCnxManager)\n"
-    "java.net.UnknownHostException: zk%(peer)d\n"
-    "\tat java.base/java.net.InetAddress$CachedAddresses.get(InetAddress.java:801)\n"
-    "\tat org.apache.zookeeper.server.quorum.QuorumCnxManager.connectOne(QuorumCnxManager.java:727)\n"
-    "[2025-01-07 10:0%(minute)d:01,500] INFO Notification time out: 800 "
-    "(org.apache.zookeeper.server.quorum.FastLeaderElection)\n"
-)
-ZOOKEEPER_UNRESOLVED_PEERS = "".join(UNRESOLVED_PEER % dict(minute=minute, peer=peer)
-                                     for minute in range(3) for peer in (2, 3))
-
-NESTED_CAUSES = (
-    "[2025-01-07 10:00:00,512] ERROR [KafkaServer id=1] Fatal error during KafkaServer startup. Prepare to "
-    "shutdown (kafka.server.KafkaServer)\n"
-    "org.apache.kafka.common.KafkaException: Failed to create new KafkaAdminClient\n"
-    "\tat org.apache.kafka.clients.admin.KafkaAdminClient.createInternal(KafkaAdminClient.java:551)\n"
-    "Caused by: org.apache.kafka.common.config.ConfigException: Invalid url in bootstrap.servers: x\n"
-    "\tat org.apache.kafka.clients.ClientUtils.parseAndValidateAddresses(ClientUtils.java:59)\n"
-    "\t... 12 more\n"
-    "[2025-01-07 10:00:00,600] INFO [KafkaServer id=1] shut down completed (kafka.server.KafkaServer)\n"
-)
-
-BAD_HEAP_JOURNAL = (
-    "Started kafka-broker-1.service - Kafka broker 1 (kafkaops.cluster).\n"
-    "Invalid maximum heap size: -Xmx5x\n"
-    "Error: Could not create the Java Virtual Machine.\n"
-    "Error: A fatal exception has occurred. Program will exit.\n"
-    "kafka-broker-1.service: Main process exited, code=exited, status=1/FAILURE\n"
-    "kafka-broker-1.service: Failed with result 'exit-code'.\n"
-    "kafka-broker-1.service: Scheduled restart job, restart counter is at 1.\n"
-    "Stopped kafka-broker-1.service - Kafka broker 1 (kafkaops.cluster).\n"
-    "Started kafka-broker-1.service - Kafka broker 1 (kafkaops.cluster).\n"
-    "Invalid maximum heap size: -Xmx5x\n"
-    "Error: Could not create the Java Virtual Machine.\n"
-    "Error: A fatal exception has occurred. Program will exit.\n"
-)
-
-
-def show(active="active", sub="running", restarts=0, code=0, status=0, result="success", load="loaded", pid=4242):
-    """systemctl show output; restarts None leaves NRestarts out, as systemd before 235 does."""
-    lines = ["LoadState=%s" % load, "ActiveState=%s" % active, "SubState=%s" % sub, "Result=%s" % result,
-             "ExecMainCode=%d" % code, "ExecMainStatus=%d" % status, "MainPID=%d" % pid]
-    if restarts is not None:
-        lines.append("NRestarts=%d" % restarts)
-    return "\n".join(lines) + "\n"
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -97,10 +38,6 @@ def show(active="active", sub="running", restarts=0, code=0, status=0, result="s
 ], ids=["running", "auto-restart", "killed-and-failed", "unknown-unit-old-systemd", "nothing"])
 def test_unit_state_is_parsed(text, expected):
     assert parse_unit_state(text) == expected
-
-
-RUNNING = show()
-AUTO_RESTART = show("activating", "auto-restart", code=1, status=1, result="exit-code", pid=0)
 
 
 @pytest.mark.parametrize("polls, hopeless_at", [
@@ -253,152 +190,3 @@ def test_the_report_reads_like_a_sentence():
                              ["/var/log/zookeeper/zookeeper.log", JOURNAL])
     assert nothing == ("the state of unit zookeeper could not be read (systemctl not found). Nothing in "
                        "/var/log/zookeeper/zookeeper.log or the journal of zookeeper names a cause.")
-
-
-class FakeModule:
-    """Answers systemctl and journalctl as given; records the commands run."""
-
-    def __init__(self, answers, missing=()):
-        self.answers = answers
-        self.missing = missing
-        self.commands = []
-
-    def get_bin_path(self, name):
-        return None if name in self.missing else "/usr/bin/" + name
-
-    def run_command(self, command):
-        self.commands.append(command)
-        answer = self.answers[command[0].rsplit("/", 1)[-1]]
-        return answer.pop(0) if isinstance(answer, list) else answer
-
-
-def test_a_watch_stops_on_a_restart_and_reads_the_log_file(tmp_path):
-    log = tmp_path / "server.log"
-    log.write_text(BROKER_CRASH_LOOP)
-    module = FakeModule({"systemctl": [(0, RUNNING, ""), (0, AUTO_RESTART, ""), (0, show(restarts=1), ""),
-                                       (0, show(restarts=2), "")],
-                         "journalctl": (0, BAD_HEAP_JOURNAL, "")})
-    watch = ServiceWatch(module, "kafka-broker-1001", str(log))
-    assert [watch.hopeless() for unused in range(4)] == [False, False, False, True]
-    assert module.commands[0][1:] == ["show", "--property=LoadState,ActiveState,SubState,Result,NRestarts,"
-                                      "ExecMainCode,ExecMainStatus,MainPID", "--", "kafka-broker-1001"]
-    report, details = watch.diagnosis()
-    # The exit seen while systemd waited to restart it is kept: the restarted process has none yet.
-    assert report.startswith("the unit is active (running) and restarted 2 times during the wait, last exit status 1. "
-                             "From %s: " % log)
-    assert details["log_source"] == str(log) and details["log_excerpt"] == cause_lines(BROKER_CRASH_LOOP)
-    assert details["unit_state"]["restarts_during_wait"] == 2
-    assert not any(command[0].endswith("journalctl") for command in module.commands)
-
-
-@pytest.mark.parametrize("log_text", [None, "[2025-01-07 10:00:00,100] INFO starting (kafka.Kafka$)\n"],
-                         ids=["missing-log", "log-without-cause"])
-def test_a_watch_falls_back_to_the_journal(tmp_path, log_text):
-    log = tmp_path / "server.log"
-    if log_text is not None:
-        log.write_text(log_text)
-    module = FakeModule({"systemctl": (0, AUTO_RESTART, ""), "journalctl": (0, BAD_HEAP_JOURNAL, "")})
-    watch = ServiceWatch(module, "kafka-broker-1", str(log))
-    watch.hopeless()
-    report, details = watch.diagnosis()
-    assert details["log_source"] == JOURNAL and details["log_excerpt"][0] == "Invalid maximum heap size: -Xmx5x"
-    assert module.commands[-1][1:] == ["-u", "kafka-broker-1", "-n", "30", "--no-pager", "-o", "cat"]
-
-
-def test_a_watch_without_systemctl_keeps_waiting_and_says_so():
-    module = FakeModule({"journalctl": (1, "", "no journal")}, missing=("systemctl",))
-    watch = ServiceWatch(module, "zookeeper")
-    assert not watch.hopeless()
-    report, details = watch.diagnosis()
-    assert report == ("the state of unit zookeeper could not be read (systemctl not found). "
-                      "Nothing in the journal of zookeeper names a cause.")
-    assert details == dict(unit_state=None, log_source=None, log_excerpt=[])
-
-
-def test_only_the_tail_of_a_log_is_read_from_its_first_whole_line(tmp_path):
-    log = tmp_path / "zookeeper.log"
-    log.write_text("old line one\nold line two\nnew line\n")
-    assert read_tail(str(log), 15) == "new line\n"
-    assert read_tail(str(log), 1000) == "old line one\nold line two\nnew line\n"
-    assert read_tail(str(tmp_path / "missing.log"), 1000) is None
-
-
-# What a node of an ensemble without quorum answers: imok, but no mode.
-NOT_SERVING = {"ok": True, "mode": None, "zxid": None, "version": None}
-
-
-class FakeClock:
-    """time for the wait modules: every sleep moves the clock on at once."""
-
-    def __init__(self):
-        self.now = 1000.0
-
-    def monotonic(self):
-        return self.now
-
-    def sleep(self, seconds):
-        self.now += seconds
-
-
-def _run_wait(monkeypatch, capsys, module, args, systemctl_answers, journal=(0, "", "")):
-    """Run a wait module's main() against a clock that never waits; systemctl gives its answers in turn, the last
-    one again and again."""
-    systemctl = list(systemctl_answers)
-    commands = []
-
-    def run_command(self, command, **unused):
-        commands.append(command)
-        if command[0].endswith("journalctl"):
-            return journal
-        return systemctl.pop(0) if len(systemctl) > 1 else systemctl[0]
-
-    monkeypatch.setattr(AnsibleModule, "run_command", run_command)
-    monkeypatch.setattr(AnsibleModule, "get_bin_path", lambda self, name, *unused, **more: "/usr/bin/" + name)
-    monkeypatch.setattr(module, "time", FakeClock())
-    with patch_module_args(args), pytest.raises(SystemExit):
-        module.main()
-    return json.loads(capsys.readouterr().out), commands
-
-
-def test_a_crash_looping_broker_fails_the_wait_at_once_with_its_cause(monkeypatch, capsys, tmp_path):
-    log = tmp_path / "server.log"
-    log.write_text(BROKER_CRASH_LOOP)
-
-    def refused(*unused, **more):
-        raise KafkaWireError("127.0.0.1:9092: Connection refused")
-
-    monkeypatch.setattr(kafka_broker_wait, "fetch_metadata", refused)
-    result, commands = _run_wait(
-        monkeypatch, capsys, kafka_broker_wait,
-        dict(port=9092, broker_id=1001, timeout=180, service="kafka-broker-1001", log_file=str(log)),
-        [(0, RUNNING, ""), (0, AUTO_RESTART, ""), (0, AUTO_RESTART, ""),
-         (0, show("activating", "auto-restart", restarts=1, code=1, status=1, pid=0), "")])
-    assert result["failed"] and result["elapsed"] == 3.0, result
-    assert result["msg"] == (
-        "broker 1001 at 127.0.0.1:9092 (unit kafka-broker-1001) is not coming up: the unit is activating "
-        "(auto-restart) and restarted once during the wait, last exit status 1. From %s: %s"
-        % (log, " | ".join(cause_lines(BROKER_CRASH_LOOP))))
-    assert "reserved.broker.max.id" in result["log_excerpt"][-1]
-    assert result["unit_state"]["restarts_during_wait"] == 1 and len(commands) == 4
-
-
-def test_a_zookeeper_without_quorum_times_out_naming_the_unresolved_peers(monkeypatch, capsys, tmp_path):
-    log = tmp_path / "zookeeper.log"
-    log.write_text(ZOOKEEPER_UNRESOLVED_PEERS)
-    monkeypatch.setattr(zookeeper_info, "read_node", lambda *unused: NOT_SERVING)
-    result, commands = _run_wait(
-        monkeypatch, capsys, zookeeper_info,
-        dict(wait=True, timeout=10, service="zookeeper", log_file=str(log)), [(0, RUNNING, "")])
-    assert result["failed"], result
-    assert result["msg"].startswith(
-        "ZooKeeper at 127.0.0.1:2181 (unit zookeeper) did not serve clients within 10 s (last: ruok=True, "
-        "mode=None); the unit is active (running) and not restarted during the wait. From %s: " % log)
-    assert "java.net.UnknownHostException: zk3" in result["msg"] and result["log_source"] == str(log)
-    assert len(commands) == 11
-
-
-def test_without_a_service_the_wait_is_as_before(monkeypatch, capsys):
-    monkeypatch.setattr(zookeeper_info, "read_node", lambda *unused: NOT_SERVING)
-    result, commands = _run_wait(monkeypatch, capsys, zookeeper_info, dict(wait=True, timeout=3), [])
-    assert result["msg"] == "ZooKeeper at 127.0.0.1:2181 did not serve clients within 3 s (last: ruok=True, mode=None)"
-    assert "unit_state" not in result and commands == []

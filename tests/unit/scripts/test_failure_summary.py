@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-SCRIPT = os.path.join(os.path.dirname(__file__), "..", "..", "scripts", "failure-summary.py")
+SCRIPT = os.path.join(os.path.dirname(__file__), "..", "..", "..", "scripts", "failure-summary.py")
 SPEC = importlib.util.spec_from_file_location("failure_summary", SCRIPT)
 failure_summary = importlib.util.module_from_spec(SPEC)
 SPEC.loader.exec_module(failure_summary)
