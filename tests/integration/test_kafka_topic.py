@@ -39,7 +39,7 @@ def test_create_grow_reconfigure_and_delete_in_four_passes(kafka, cluster):
     assert created["created"] == [name]
     assert created["diff"]["before"] == {name: None}
     assert cluster.topics([name]) == {name: (3, 3, {"retention.ms": "86400000",
-                                                      "cleanup.policy": "compact,delete"})}
+                                                    "cleanup.policy": "compact,delete"})}
 
     unused, grown = _four_passes(kafka, name=name, partitions=5, config={"retention.ms": 3600000})
     assert grown["partitions_added"] == {name: 5}
