@@ -9,15 +9,16 @@ from __future__ import absolute_import, division, print_function
 DOCUMENTATION = r"""
 ---
 module: config_files
-short_description: Write several folders and files with given content in one module run
+short_description: Write several folders and files, given or rendered from templates, in one module run
 version_added: "0.1.0"
 description:
   - Makes sure each folder in O(directories) exists and each file in O(files) holds exactly the
     given content, with the given owner, group and mode, and reports which paths changed.
   - One module run for all of a role's folders and files, instead of one task per file, because on
     a host reached through a slow connection each module run costs far more than the work it does.
-  - Render the content on the controller, for example with the P(ansible.builtin.template#lookup)
-    lookup.
+  - A file's content is given as text (O(files[].content)) or rendered from a template
+    (O(files[].template)). Templates are rendered on the controller by the action plugin of the
+    same name, with the task's variables, before the one module run on the host.
   - Files are replaced atomically (written next to the destination, then renamed).
   - Needs only the Python standard library on the host it runs on.
 author:
@@ -55,9 +56,35 @@ options:
         type: path
         required: true
       content:
-        description: The whole content of the file, as text (written as UTF-8).
+        description:
+          - The whole content of the file, as text (written as UTF-8).
+          - Give exactly one of O(files[].content) and O(files[].template).
         type: str
-        required: true
+      template:
+        description:
+          - A Jinja2 template rendered on the controller into the file's content, found where
+            M(ansible.builtin.template) finds its O(ansible.builtin.template#module:src) (the
+            C(templates) folder of the role, then next to the playbook), and rendered as the
+            P(ansible.builtin.template#lookup) lookup renders it.
+          - The template sees the task's variables and O(files[].template_vars).
+        type: str
+        version_added: "0.2.0"
+      template_vars:
+        description:
+          - Variables for this file's template only, on top of the task's variables; for example the
+            broker instance a broker's C(server.properties) is rendered for.
+          - Only with O(files[].template).
+        type: dict
+        version_added: "0.2.0"
+      sensitive:
+        description:
+          - The content is secret, such as a password or a key, and is never shown, neither in the
+            diff (which then only says the content changed) nor in the task's result or the host's log.
+          - Like C(no_log), but for this file only, so that the other files of the task still show
+            their diffs.
+        type: bool
+        default: false
+        version_added: "0.2.0"
       owner:
         description: User that owns the file (name or number). Unset, root for a new file.
         type: str
@@ -72,7 +99,12 @@ attributes:
     description: Reports what would change and changes nothing.
     support: full
   diff_mode:
-    description: Returns the content before and after of each changed file, and the changed owner, group or mode.
+    description:
+      - Returns the content before and after of each changed file, and the changed owner, group or
+        mode. The content of a file marked O(files[].sensitive) is not shown.
+    support: full
+  action:
+    description: An action plugin renders the templates on the controller, then runs the module once.
     support: full
 notes:
   - Symbolic modes (C(u=rw,g=r)) are not supported; give octal numbers.
@@ -86,14 +118,32 @@ EXAMPLES = r"""
       - {path: /var/lib/kafka/broker-1, owner: kafka, group: kafka, mode: "0750"}
     files:
       - dest: /etc/kafka/broker-1/server.properties
-        content: "{{ lookup('ansible.builtin.template', 'server.properties.j2') }}"
+        template: server.properties.j2
+        # The template reads instance.broker_id, instance.port, ...
+        template_vars:
+          instance: {broker_id: 1, port: 9092}
+        owner: root
+        group: kafka
+        mode: "0640"
+      - dest: /etc/kafka/broker-1/jaas.conf
+        template: jaas.conf.j2
+        # Holds a password: its diff shows that it changed, not what.
+        sensitive: true
         owner: root
         group: kafka
         mode: "0640"
       - dest: /etc/systemd/system/kafka-broker-1.service
-        content: "{{ lookup('ansible.builtin.template', 'kafka-broker.service.j2') }}"
+        template: kafka-broker.service.j2
+        template_vars:
+          instance: {broker_id: 1, port: 9092}
         mode: "0644"
   register: broker_files
+
+- name: Write a ZooKeeper node's id, given as text, and its zoo.cfg
+  kafkaops.cluster.config_files:
+    files:
+      - {dest: /var/lib/zookeeper/myid, content: "1\n", owner: zookeeper, group: zookeeper, mode: "0640"}
+      - {dest: /etc/zookeeper/zoo.cfg, template: zoo.cfg.j2, owner: root, group: zookeeper, mode: "0640"}
 
 - name: Restart only when a file of the broker changed
   ansible.builtin.debug:
@@ -127,6 +177,9 @@ from ansible.module_utils.common.text.converters import to_bytes, to_native, to_
 
 NEW_FILE_MODE = 0o644
 NEW_PARENT_MODE = 0o755
+# What the diff of a file marked sensitive shows instead of its content.
+HIDDEN_CONTENT = "(sensitive content not shown)\n"
+CHANGED_HIDDEN_CONTENT = "(sensitive content not shown, changed)\n"
 
 
 class ConfigFilesError(Exception):
@@ -263,7 +316,20 @@ def ensure_file(dest, content, wanted, check_mode):
     return existing is None, existing, changes
 
 
-def run(module):
+def _content_diff(existing, content, sensitive):
+    """The before and after text of a file's diff; a sensitive file's only say whether it changed."""
+    if sensitive:
+        if existing is None:
+            return "", HIDDEN_CONTENT
+        if existing == content:
+            return "", ""
+        return HIDDEN_CONTENT, CHANGED_HIDDEN_CONTENT
+    before = "" if existing is None else to_text(existing, errors="surrogate_or_replace")
+    return before, to_text(content, errors="surrogate_or_replace")
+
+
+def run(module, hide=lambda text: None):
+    """Write what module.params ask for; hide(text) is given each secret the result must not show."""
     check_mode = module.check_mode
     changed_paths = []
     created_paths = []
@@ -301,12 +367,14 @@ def run(module):
             raise ConfigFilesError("%s.dest: %s %s" % (field, dest, error)) from None
         except OSError as error:
             raise ConfigFilesError("%s.dest: cannot write %s: %s" % (field, dest, to_native(error))) from None
+        if entry["sensitive"] and existing:
+            # The content the file held before is as secret as the new one.
+            hide(to_text(existing, errors="surrogate_or_replace"))
         if created or existing != content or changes:
             changed_paths.append(dest)
             if created:
                 created_paths.append(dest)
-            before = "" if existing is None else to_text(existing, errors="surrogate_or_replace")
-            after = to_text(content, errors="surrogate_or_replace")
+            before, after = _content_diff(existing, content, entry["sensitive"])
             diffs.append({"before_header": dest, "after_header": dest,
                           "before": _attribute_text(changes, 0) + before,
                           "after": _attribute_text(changes, 1) + after})
@@ -316,6 +384,12 @@ def run(module):
     return result
 
 
+def _hide(module, text):
+    # Blank text is not worth hiding, and hiding it would mask every string in the result.
+    if text.strip():
+        module.no_log_values.add(text)
+
+
 def main():
     attributes = dict(owner=dict(type="str"), group=dict(type="str"), mode=dict(type="raw"))
     module = AnsibleModule(
@@ -323,18 +397,29 @@ def main():
             directories=dict(type="list", elements="dict", default=[],
                              options=dict(path=dict(type="path", required=True), **attributes)),
             files=dict(type="list", elements="dict", default=[],
-                       options=dict(dest=dict(type="path", required=True), content=dict(type="str", required=True),
-                                    **attributes)),
+                       options=dict(dest=dict(type="path", required=True), content=dict(type="str"),
+                                    template=dict(type="str"), template_vars=dict(type="dict"),
+                                    sensitive=dict(type="bool", default=False), **attributes),
+                       mutually_exclusive=[("content", "template")], required_one_of=[("content", "template")],
+                       required_by={"template_vars": "template"}),
         ),
         supports_check_mode=True,
     )
+    # From here on every result, the invocation's echo of the arguments included, leaves them out.
+    for entry in module.params["files"]:
+        if entry["sensitive"] and entry["content"] is not None:
+            _hide(module, entry["content"])
     for field, entries, key in (("directories", module.params["directories"], "path"),
                                 ("files", module.params["files"], "dest")):
         for index, entry in enumerate(entries):
             if not os.path.isabs(entry[key]):
                 module.fail_json(msg="%s[%d].%s: expected an absolute path, got '%s'" % (field, index, key, entry[key]))
+    for index, entry in enumerate(module.params["files"]):
+        if entry["template"] is not None:
+            module.fail_json(msg="files[%d].template: templates are rendered on the controller by the action plugin "
+                                 "kafkaops.cluster.config_files; this module got one unrendered" % index)
     try:
-        module.exit_json(**run(module))
+        module.exit_json(**run(module, hide=lambda text: _hide(module, text)))
     except ConfigFilesError as error:
         module.fail_json(msg=str(error))
 
