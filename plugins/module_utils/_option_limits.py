@@ -63,3 +63,14 @@ def check_limits(params, limits):
         problem = limit.problem(value)
         if problem:
             raise OptionValueError(name, problem)
+
+
+def fail_on_out_of_range(module, limits):
+    """For a module outside the admin frame: fail_json naming the option when one is out of range.
+
+    module is an AnsibleModule (only its params and fail_json are used, so this file imports nothing of Ansible).
+    """
+    try:
+        check_limits(module.params, limits)
+    except OptionValueError as error:
+        module.fail_json(msg=str(error), field=error.field)

@@ -183,8 +183,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_text
 from ansible_collections.kafkaops.cluster.plugins.module_utils._option_limits import (
     NumberLimit,
-    OptionValueError,
-    check_limits,
+    fail_on_out_of_range,
 )
 from ansible_collections.kafkaops.cluster.plugins.module_utils._systemctl import parse_show, show_command
 
@@ -272,10 +271,7 @@ def main():
         supports_check_mode=True,
     )
     params = module.params
-    try:
-        check_limits(params, LIMITS)
-    except OptionValueError as error:
-        module.fail_json(msg=str(error), field=error.field)
+    fail_on_out_of_range(module, LIMITS)
     result = {"changed": False, "units": {}}
     try:
         result["files"] = {path: read_path(path, params["max_size"]) for path in params["files"]}

@@ -139,8 +139,7 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_wire impor
 from ansible_collections.kafkaops.cluster.plugins.module_utils._option_limits import (
     PORT,
     NumberLimit,
-    OptionValueError,
-    check_limits,
+    fail_on_out_of_range,
 )
 from ansible_collections.kafkaops.cluster.plugins.module_utils._service_watch import (
     ServiceWatch,
@@ -179,10 +178,7 @@ def main():
         supports_check_mode=True,
     )
     params = module.params
-    try:
-        check_limits(params, LIMITS)
-    except OptionValueError as error:
-        module.fail_json(msg=str(error), field=error.field)
+    fail_on_out_of_range(module, LIMITS)
 
     broker = "broker %d at %s:%d" % (params["broker_id"], params["host"], params["port"])
     watch = ServiceWatch(module, broker, params["service"], params["log_file"])

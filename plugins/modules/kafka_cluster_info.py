@@ -23,6 +23,7 @@ author:
   - kafkaops.cluster developers (@kafkaops)
 extends_documentation_fragment:
   - kafkaops.cluster.kafka_connection
+  - kafkaops.cluster.read_only
 options:
   topics:
     description:
@@ -43,13 +44,6 @@ options:
     description: Also return, per partition, the bytes each replica holds on its broker (C(sizes)).
     type: bool
     default: false
-attributes:
-  check_mode:
-    description: Only reads; runs the same in check mode.
-    support: full
-  diff_mode:
-    description: Changes nothing, so there is nothing to diff.
-    support: none
 seealso:
   - module: kafkaops.cluster.kafka_topic
 """

@@ -134,8 +134,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.kafkaops.cluster.plugins.module_utils._option_limits import (
     PORT,
     NumberLimit,
-    OptionValueError,
-    check_limits,
+    fail_on_out_of_range,
 )
 from ansible_collections.kafkaops.cluster.plugins.module_utils._service_watch import (
     ServiceWatch,
@@ -174,10 +173,7 @@ def main():
         supports_check_mode=True,
     )
     params = module.params
-    try:
-        check_limits(params, LIMITS)
-    except OptionValueError as error:
-        module.fail_json(msg=str(error), field=error.field)
+    fail_on_out_of_range(module, LIMITS)
 
     node = "ZooKeeper at %s:%d" % (params["host"], params["port"])
     watch = ServiceWatch(module, node, params["service"] if params["wait"] else None, params["log_file"])
