@@ -13,7 +13,7 @@ from ansible.module_utils import basic
 from ansible.module_utils.testing import patch_module_args
 from ansible_collections.kafkaops.cluster.plugins.module_utils._admin_module import KafkaAdminModule
 from kafka import TopicPartition
-from kafka.admin import ConfigResourceType
+from kafka.admin import ConfigResourceType, ScramMechanism, UserScramCredentialUpsertion
 
 # Kafka's protocol error codes the fake answers with.
 UNKNOWN_TOPIC = 3
@@ -284,3 +284,79 @@ def run_module(monkeypatch):
         return outcome
 
     return run
+
+
+# ---- SCRAM users (kafka_user) -------------------------------------------------------------------
+
+
+class FakeScramCluster(FakeCluster):
+    """A FakeCluster that also keeps SCRAM credentials: scram_users {name: {mechanism: iterations}}.
+
+    stored {(name, mechanism): (salt, salted password)} is what a broker keeps of a password, so a
+    test can check the client derived it from the password declared. refuse: {user name: error
+    message} the cluster answers for that user's alterations, which it then leaves alone (Kafka
+    applies each user's alterations on their own).
+    """
+
+    def __init__(self, scram_users=None, refuse=None, **cluster):
+        super().__init__(**cluster)
+        self.scram_users = dict((name, dict(credentials)) for name, credentials in (scram_users or {}).items())
+        self.stored = {}
+        self.refuse = dict(refuse or {})
+
+    def connect(self):
+        client = FakeScramAdminClient(self)
+        self.clients.append(client)
+        return client
+
+    def writes(self):
+        return super().writes() + [(name, arguments) for name, arguments in self.calls
+                                   if name == "alter_user_scram_credentials"]
+
+
+class FakeScramAdminClient(FakeAdminClient):
+    """Answers DescribeUserScramCredentials and AlterUserScramCredentials in kafka-python's shapes."""
+
+    def describe_user_scram_credentials(self, users=None):
+        self._record("describe_user_scram_credentials", users=users)
+        names = sorted(self.cluster.scram_users) if users is None else users
+        described = {}
+        for name in names:
+            credentials = self.cluster.scram_users.get(name)
+            if not credentials:
+                described[name] = dict(error="Attempt to describe a user credential that does not exist",
+                                       credential_infos=[])
+                continue
+            described[name] = dict(error=None, credential_infos=[
+                dict(mechanism=ScramMechanism[mechanism.replace("-", "_")], iterations=iterations)
+                for mechanism, iterations in sorted(credentials.items())])
+        return described
+
+    def alter_user_scram_credentials(self, alterations):
+        # Recorded without the salted passwords: a test compares requests, and those are secret.
+        self._record("alter_user_scram_credentials", alterations=[
+            ("upsert" if isinstance(alteration, UserScramCredentialUpsertion) else "delete", alteration.user,
+             alteration.mechanism.name.replace("_", "-"), getattr(alteration, "iterations", None))
+            for alteration in alterations])
+        outcome = {}
+        for alteration in alterations:
+            name, mechanism = alteration.user, alteration.mechanism.name.replace("_", "-")
+            if name in self.cluster.refuse:
+                outcome[name] = self.cluster.refuse[name]
+                continue
+            outcome[name] = None
+            if isinstance(alteration, UserScramCredentialUpsertion):
+                self.cluster.scram_users.setdefault(name, {})[mechanism] = alteration.iterations
+                self.cluster.stored[(name, mechanism)] = (alteration.salt, alteration.salted_password)
+            else:
+                self.cluster.scram_users.get(name, {}).pop(mechanism, None)
+                self.cluster.stored.pop((name, mechanism), None)
+                if not self.cluster.scram_users.get(name):
+                    self.cluster.scram_users.pop(name, None)
+        return outcome
+
+
+@pytest.fixture
+def fake_scram_cluster():
+    """FakeScramCluster, the class, as fake_cluster gives FakeCluster."""
+    return FakeScramCluster
