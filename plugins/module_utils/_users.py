@@ -9,22 +9,26 @@ AlterUserScramCredentials. The difference itself is computed without the network
 
 Passwords reach the cluster only as SCRAM credentials: kafka-python's UserScramCredentialUpsertion
 draws a random salt and derives the salted password from the plain one (PBKDF2 with HMAC of the
-mechanism's hash, RFC 5802 and 7677, as Kafka's ScramFormatter does), so the request itself holds
-no password. Failure messages are still scrubbed of every declared password, in case an error
-ever quotes what it was given.
+mechanism's hash, RFC 5802 and 7677, as Kafka's ScramFormatter does), so the request holds no
+password. A salted password is as good as the password for logging in, though, so failure
+messages are scrubbed of both, in case an error ever quotes what it was given.
 """
 
 from __future__ import absolute_import, division, print_function
 
 
 try:
+    from kafka import errors as kafka_errors
     from kafka.admin import UserScramCredentialDeletion, UserScramCredentialUpsertion
+    from kafka.protocol.admin import AlterUserScramCredentialsRequest
 except ImportError:
-    UserScramCredentialDeletion = UserScramCredentialUpsertion = None
+    kafka_errors = UserScramCredentialDeletion = UserScramCredentialUpsertion = None
+    AlterUserScramCredentialsRequest = None
 
 from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin import (
     KafkaAdminError,
     describe_error,
+    error_name,
 )
 from ansible_collections.kafkaops.cluster.plugins.module_utils._user_changes import (
     declared_users,
@@ -71,19 +75,42 @@ def scram_alterations(changes):
     return alterations
 
 
-def alter_credentials(client, changes):
-    """Send the plan in one AlterUserScramCredentials; the names of the users the cluster refused, and why.
+def _result_errors(response):
+    return [kafka_errors.for_code(result.error_code) for result in response.results]
 
-    Kafka applies each user's alterations on their own: some users may change while others fail.
+
+def alter_credentials(client, alterations):
+    """Send alterations in one AlterUserScramCredentials to the controller; {user: why} for those refused.
+
+    kafka-python's alter_user_scram_credentials sends the request to any broker, and a
+    ZooKeeper-mode broker that is not the controller refuses it (NOT_CONTROLLER): on a cluster of
+    several brokers it would fail at random. So the request is built as kafka-python builds it and
+    sent the way kafka-python sends CreateTopics, to the controller, asking again once which broker
+    that is when it has moved. KRaft brokers forward it to the controller themselves. Errors are not
+    raised by kafka-python (raise_errors False): its message would quote the request, salted
+    passwords included. Kafka applies each user's alterations on their own: some users may change
+    while others fail.
     """
-    outcome = client.alter_user_scram_credentials(scram_alterations(changes))
-    return dict((name, message) for name, message in outcome.items() if message)
+    request = AlterUserScramCredentialsRequest(
+        deletions=[(item.user, int(item.mechanism)) for item in alterations
+                   if isinstance(item, UserScramCredentialDeletion)],
+        upsertions=[(item.user, int(item.mechanism), item.iterations, item.salt, item.salted_password)
+                    for item in alterations if isinstance(item, UserScramCredentialUpsertion)])
+    response = client._manager.run(  # pylint: disable=protected-access
+        client._send_request_to_controller, request, _result_errors, False)  # pylint: disable=protected-access
+    return dict((result.user, result.error_message or error_name(result.error_code))
+                for result in response.results if result.error_code)
 
 
-def without_passwords(text, passwords):
-    """text with every declared password replaced, longest first so that none shows in part."""
-    for password in sorted(passwords, key=len, reverse=True):
-        text = text.replace(password, HIDDEN)
+def hidden_values(alterations):
+    """The salted passwords of alterations as an error message would quote them: they let a client log in."""
+    return [repr(item.salted_password) for item in alterations if isinstance(item, UserScramCredentialUpsertion)]
+
+
+def without_secrets(text, secrets):
+    """text with every secret replaced, longest first so that none shows in part."""
+    for secret in sorted(secrets, key=len, reverse=True):
+        text = text.replace(secret, HIDDEN)
     return text
 
 
@@ -116,7 +143,7 @@ def _report(module, changes, refused=()):
 
 def run_user(module, client, desired):
     """kafka_user: read the credentials, compute the difference, alter them unless in check mode."""
-    passwords = set(user["password"] for user in desired if user["password"])
+    hidden = set(user["password"] for user in desired if user["password"])
     try:
         actual = read_scram_users(client, [user["name"] for user in desired])
         changes = plan_user_changes(desired, actual, module.params["update_password"])
@@ -124,14 +151,16 @@ def run_user(module, client, desired):
             module.warn(note)
         refused = {}
         if changes["changed"] and not module.check_mode:
-            refused = alter_credentials(client, changes)
+            alterations = scram_alterations(changes)
+            hidden.update(hidden_values(alterations))
+            refused = alter_credentials(client, alterations)
         _report(module, changes, refused)
         if refused:
             raise KafkaAdminError("the cluster refused the SCRAM credentials of %s" % "; ".join(
                 "user %r: %s" % (name, message) for name, message in sorted(refused.items())))
     except Exception as error:  # pylint: disable=broad-except
-        # Whatever failed, the message is rebuilt from text with the passwords taken out, and the
+        # Whatever failed, the message is rebuilt from text with the secrets taken out, and the
         # original exception is not chained: its arguments could hold what was sent.
         own = isinstance(error, KafkaAdminError)
         message = str(error) if own else "SCRAM credentials request failed: %s" % describe_error(error)
-        raise KafkaAdminError(without_passwords(message, passwords), getattr(error, "field", None)) from None
+        raise KafkaAdminError(without_secrets(message, hidden), getattr(error, "field", None)) from None

@@ -13,13 +13,15 @@ from ansible.module_utils import basic
 from ansible.module_utils.testing import patch_module_args
 from ansible_collections.kafkaops.cluster.plugins.module_utils._admin_module import KafkaAdminModule
 from kafka import TopicPartition
-from kafka.admin import ConfigResourceType, ScramMechanism, UserScramCredentialUpsertion
+from kafka.admin import ConfigResourceType, ScramMechanism
+from kafka.protocol.admin import AlterUserScramCredentialsRequest
 
 # Kafka's protocol error codes the fake answers with.
 UNKNOWN_TOPIC = 3
 TOPIC_ALREADY_EXISTS = 36
 INVALID_CONFIG = 40
 NO_REASSIGNMENT_IN_PROGRESS = 85
+UNACCEPTABLE_CREDENTIAL = 93
 # Requests that change the cluster (unless sent with validate_only).
 WRITES = frozenset(["create_topics", "create_partitions", "alter_configs", "delete_topics",
                     "alter_partition_reassignments", "elect_leaders"])
@@ -332,28 +334,38 @@ class FakeScramAdminClient(FakeAdminClient):
                 for mechanism, iterations in sorted(credentials.items())])
         return described
 
-    def alter_user_scram_credentials(self, alterations):
-        # Recorded without the salted passwords: a test compares requests, and those are secret.
+    # AlterUserScramCredentials goes to the controller through kafka-python's own routing, so the
+    # fake answers at that level: a manager that runs the call, and the request as built for the wire.
+
+    @property
+    def _manager(self):
+        return SimpleNamespace(run=lambda function, *arguments: function(*arguments))
+
+    def _send_request_to_controller(self, request, get_errors_fn=None, raise_errors=True):
+        assert isinstance(request, AlterUserScramCredentialsRequest) and not raise_errors
+        deletions = [(name, ScramMechanism(mechanism).name.replace("_", "-")) for name, mechanism in request.deletions]
+        upsertions = [(name, ScramMechanism(mechanism).name.replace("_", "-"), iterations, salt, salted)
+                      for name, mechanism, iterations, salt, salted in request.upsertions]
+        # Recorded without the salts and salted passwords: a test compares requests, and those are secret.
         self._record("alter_user_scram_credentials", alterations=[
-            ("upsert" if isinstance(alteration, UserScramCredentialUpsertion) else "delete", alteration.user,
-             alteration.mechanism.name.replace("_", "-"), getattr(alteration, "iterations", None))
-            for alteration in alterations])
-        outcome = {}
-        for alteration in alterations:
-            name, mechanism = alteration.user, alteration.mechanism.name.replace("_", "-")
-            if name in self.cluster.refuse:
-                outcome[name] = self.cluster.refuse[name]
-                continue
-            outcome[name] = None
-            if isinstance(alteration, UserScramCredentialUpsertion):
-                self.cluster.scram_users.setdefault(name, {})[mechanism] = alteration.iterations
-                self.cluster.stored[(name, mechanism)] = (alteration.salt, alteration.salted_password)
-            else:
+            ("delete", name, mechanism, None) for name, mechanism in deletions] + [
+            ("upsert", name, mechanism, iterations) for name, mechanism, iterations, unused, unused in upsertions])
+        results = {}
+        for name, mechanism in deletions:
+            if name not in self.cluster.refuse:
                 self.cluster.scram_users.get(name, {}).pop(mechanism, None)
                 self.cluster.stored.pop((name, mechanism), None)
                 if not self.cluster.scram_users.get(name):
                     self.cluster.scram_users.pop(name, None)
-        return outcome
+        for name, mechanism, iterations, salt, salted in upsertions:
+            if name not in self.cluster.refuse:
+                self.cluster.scram_users.setdefault(name, {})[mechanism] = iterations
+                self.cluster.stored[(name, mechanism)] = (salt, salted)
+        for name in [deletion[0] for deletion in deletions] + [upsertion[0] for upsertion in upsertions]:
+            refused = self.cluster.refuse.get(name)
+            results[name] = SimpleNamespace(user=name, error_code=UNACCEPTABLE_CREDENTIAL if refused else 0,
+                                            error_message=refused)
+        return SimpleNamespace(results=list(results.values()))
 
 
 @pytest.fixture

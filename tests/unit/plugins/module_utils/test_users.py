@@ -168,21 +168,28 @@ def test_a_refused_user_is_reported_without_the_password_and_the_others_are_kept
     assert cluster.scram_users == {"alice": {"SCRAM-SHA-512": 4096}}
 
 
-def test_an_unexpected_error_is_described_without_the_password(run_module, cluster):
-    def broken(alterations):
-        raise ValueError("could not encode %r" % SECRET)
+def test_an_unexpected_error_is_described_without_the_password_or_the_salted_one(run_module, cluster):
+    sent = []
+
+    def broken(request, get_errors_fn, raise_errors):
+        # As kafka-python's own message would with raise_errors: the request, salted password included.
+        sent.append(request)
+        raise ValueError("could not send %r for %s" % (request, SECRET))
 
     connect = cluster.connect
 
-    def connect_with_a_broken_alter():
+    def connect_with_a_broken_controller():
         client = connect()
-        client.alter_user_scram_credentials = broken
+        client._send_request_to_controller = broken
         return client
 
-    cluster.connect = connect_with_a_broken_alter
+    cluster.connect = connect_with_a_broken_controller
     failed = run_module(kafka_user.main, dict(SERVERS, name="carol", password=SECRET), cluster)
-    assert failed["failed"] and SECRET not in repr(failed)
-    assert failed["msg"].startswith("SCRAM credentials request failed: could not encode '********'")
+    salted = sent[0].upsertions[0][4]
+    assert failed["failed"] and SECRET not in repr(failed) and repr(salted) not in failed["msg"]
+    assert failed["msg"].startswith("SCRAM credentials request failed: could not send "
+                                    "AlterUserScramCredentialsRequest(")
+    assert failed["msg"].endswith(" for ********")
     assert outcome(failed) == dict(changed=False, users=[], created=[], updated=[], deleted=[])
 
 
