@@ -40,9 +40,8 @@ HIDDEN = "********"
 
 
 def mechanism_name(mechanism):
-    """SCRAM-SHA-512 for kafka-python's ScramMechanism.SCRAM_SHA_512 (or its number)."""
-    name = getattr(mechanism, "name", None) or str(mechanism)
-    return name.replace("_", "-")
+    """SCRAM-SHA-512 for kafka-python's ScramMechanism.SCRAM_SHA_512: the name Kafka's tools and this module use."""
+    return mechanism.name.replace("_", "-")
 
 
 def read_scram_users(client, names):
