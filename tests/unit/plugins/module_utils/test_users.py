@@ -56,8 +56,8 @@ def test_a_declaration_the_cluster_matches_changes_nothing(run_module, cluster):
      [("delete", "bob", "SCRAM-SHA-256", None), ("delete", "alice", "SCRAM-SHA-512", None)],
      {"bob": {"SCRAM-SHA-512": 4096}}),
 ], ids=["create-one", "create-many", "delete-every-mechanism", "delete-one-mechanism"])
-def test_check_mode_predicts_the_change_and_a_second_run_changes_nothing(run_module, cluster, args, expected,
-                                                                          writes, after):
+def test_check_mode_predicts_the_change_and_a_second_run_changes_nothing(
+        run_module, cluster, args, expected, writes, after):
     args = dict(SERVERS, **args)
     predicted = run_module(kafka_user.main, args, cluster, check_mode=True, diff=True)
     assert not predicted.get("failed"), predicted
