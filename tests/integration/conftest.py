@@ -135,6 +135,18 @@ class ClusterReader:
     def close(self):
         self.admin.close()
 
+    def scram_users(self, names=None):
+        """{user: {mechanism: iterations}} of the users with SCRAM credentials (only the named ones when given)."""
+        users = {}
+        for name, described in self.admin.describe_user_scram_credentials().items():
+            if names is not None and name not in names:
+                continue
+            credentials = {info["mechanism"].name.replace("_", "-"): info["iterations"]
+                           for info in described["credential_infos"]}
+            if credentials:
+                users[name] = credentials
+        return users
+
 
 @pytest.fixture(scope="session")
 def cluster(bootstrap_servers):

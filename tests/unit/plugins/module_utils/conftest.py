@@ -13,13 +13,15 @@ from ansible.module_utils import basic
 from ansible.module_utils.testing import patch_module_args
 from ansible_collections.kafkaops.cluster.plugins.module_utils._admin_module import KafkaAdminModule
 from kafka import TopicPartition
-from kafka.admin import ConfigResourceType
+from kafka.admin import ConfigResourceType, ScramMechanism
+from kafka.protocol.admin import AlterUserScramCredentialsRequest
 
 # Kafka's protocol error codes the fake answers with.
 UNKNOWN_TOPIC = 3
 TOPIC_ALREADY_EXISTS = 36
 INVALID_CONFIG = 40
 NO_REASSIGNMENT_IN_PROGRESS = 85
+UNACCEPTABLE_CREDENTIAL = 93
 # Requests that change the cluster (unless sent with validate_only).
 WRITES = frozenset(["create_topics", "create_partitions", "alter_configs", "delete_topics",
                     "alter_partition_reassignments", "elect_leaders"])
@@ -284,3 +286,89 @@ def run_module(monkeypatch):
         return outcome
 
     return run
+
+
+# ---- SCRAM users (kafka_user) -------------------------------------------------------------------
+
+
+class FakeScramCluster(FakeCluster):
+    """A FakeCluster that also keeps SCRAM credentials: scram_users {name: {mechanism: iterations}}.
+
+    stored {(name, mechanism): (salt, salted password)} is what a broker keeps of a password, so a
+    test can check the client derived it from the password declared. refuse: {user name: error
+    message} the cluster answers for that user's alterations, which it then leaves alone (Kafka
+    applies each user's alterations on their own).
+    """
+
+    def __init__(self, scram_users=None, refuse=None, **cluster):
+        super().__init__(**cluster)
+        self.scram_users = dict((name, dict(credentials)) for name, credentials in (scram_users or {}).items())
+        self.stored = {}
+        self.refuse = dict(refuse or {})
+
+    def connect(self):
+        client = FakeScramAdminClient(self)
+        self.clients.append(client)
+        return client
+
+    def writes(self):
+        return super().writes() + [(name, arguments) for name, arguments in self.calls
+                                   if name == "alter_user_scram_credentials"]
+
+
+class FakeScramAdminClient(FakeAdminClient):
+    """Answers DescribeUserScramCredentials and AlterUserScramCredentials in kafka-python's shapes."""
+
+    def describe_user_scram_credentials(self, users=None):
+        self._record("describe_user_scram_credentials", users=users)
+        names = sorted(self.cluster.scram_users) if users is None else users
+        described = {}
+        for name in names:
+            credentials = self.cluster.scram_users.get(name)
+            if not credentials:
+                described[name] = dict(error="Attempt to describe a user credential that does not exist",
+                                       credential_infos=[])
+                continue
+            described[name] = dict(error=None, credential_infos=[
+                dict(mechanism=ScramMechanism[mechanism.replace("-", "_")], iterations=iterations)
+                for mechanism, iterations in sorted(credentials.items())])
+        return described
+
+    # AlterUserScramCredentials goes to the controller through kafka-python's own routing, so the
+    # fake answers at that level: a manager that runs the call, and the request as built for the wire.
+
+    @property
+    def _manager(self):
+        return SimpleNamespace(run=lambda function, *arguments: function(*arguments))
+
+    def _send_request_to_controller(self, request, get_errors_fn=None, raise_errors=True):
+        assert isinstance(request, AlterUserScramCredentialsRequest) and not raise_errors
+        deletions = [(name, ScramMechanism(mechanism).name.replace("_", "-")) for name, mechanism in request.deletions]
+        upsertions = [(name, ScramMechanism(mechanism).name.replace("_", "-"), iterations, salt, salted)
+                      for name, mechanism, iterations, salt, salted in request.upsertions]
+        # Recorded without the salts and salted passwords: a test compares requests, and those are secret.
+        self._record("alter_user_scram_credentials", alterations=[
+            ("delete", name, mechanism, None) for name, mechanism in deletions] + [
+            ("upsert", name, mechanism, iterations) for name, mechanism, iterations, unused, unused in upsertions])
+        results = {}
+        for name, mechanism in deletions:
+            if name not in self.cluster.refuse:
+                self.cluster.scram_users.get(name, {}).pop(mechanism, None)
+                self.cluster.stored.pop((name, mechanism), None)
+                if not self.cluster.scram_users.get(name):
+                    self.cluster.scram_users.pop(name, None)
+        for name, mechanism, iterations, salt, salted in upsertions:
+            if name not in self.cluster.refuse:
+                self.cluster.scram_users.setdefault(name, {})[mechanism] = iterations
+                self.cluster.stored[(name, mechanism)] = (salt, salted)
+        for name in [deletion[0] for deletion in deletions] + [upsertion[0] for upsertion in upsertions]:
+            refused = self.cluster.refuse.get(name)
+            results[name] = SimpleNamespace(user=name, error_code=UNACCEPTABLE_CREDENTIAL if refused else 0,
+                                            error_message=refused)
+        return SimpleNamespace(results=list(results.values()))
+
+
+@pytest.fixture
+def fake_scram_cluster():
+    """FakeScramCluster, the class, as fake_cluster gives FakeCluster."""
+    return FakeScramCluster
