@@ -16,13 +16,13 @@ description:
     kafka-python's admin client. No JVM tool runs.
   - With O(state=present) creates the declared ACLs that are missing; with O(state=absent) deletes
     exactly the declared ACLs that exist.
-  - With O(exclusive=true) the declaration is the whole truth for its scope (see O(exclusive_scope)):
-    every other ACL of the declared principals, or on the declared resources, is deleted.
+  - With O(exclusive=true) the declaration is the whole truth for its scope (see O(exclusive_scope)),
+    and every other ACL of the declared principals, or on the declared resources, is deleted.
   - However many ACLs are declared, the module sends one DescribeAcls per declared principal (or
     resource), then at most one CreateAcls with every missing ACL and one DeleteAcls with every ACL to
     remove. New ACLs are created before old ones are deleted, so a principal whose ACLs are replaced
     never goes without either set.
-  - Every entry is checked before the module connects: the principal's form, the names of the
+  - Every entry is checked before the module connects - the principal's form, the names of the
     operation, permission, resource type and pattern type, an operation that does not apply to the
     resource type (Kafka's own table), and duplicates. A refusal names the entry, such as
     C(acls[2].operation), and changes nothing.
@@ -122,6 +122,10 @@ notes:
     and the module fails saying so.
   - The principal the module connects as needs C(describe) on the cluster to read ACLs and C(alter) to
     change them, or to be one of the brokers' C(super.users).
+  - With ZooKeeper each broker learns of an ACL change through ZooKeeper a moment after it is made, and
+    reads go to any broker, so a run started right after a change may still see the ACLs from before
+    and report a change it then makes again harmlessly (creating an ACL that exists, or deleting one
+    that is gone, changes nothing).
 seealso:
   - module: kafkaops.cluster.kafka_topic
 """
