@@ -91,8 +91,17 @@ def binding_of(acl):
                       pattern.resource_type.name.lower(), pattern.resource_name, pattern.pattern_type.name.lower())
 
 
+def _error_class(error):
+    """kafka-python reports an error as a class or as an instance; the class, or None for no error given."""
+    if error is None or isinstance(error, type):
+        return error
+    return error.__class__
+
+
 def _refusal(error_class, action, needed):
     """Our message for the refusals a user can mend on the brokers, or None for any other error."""
+    if error_class is None:
+        return None
     if SecurityDisabledError is not None and issubclass(error_class, SecurityDisabledError):
         return NO_AUTHORIZER
     if ClusterAuthorizationFailedError is not None and issubclass(error_class, ClusterAuthorizationFailedError):
@@ -115,23 +124,14 @@ def read_acls(client, filters):
     return held
 
 
-def _error_name(error):
-    """The name of an error kafka-python reports as a class or an instance; None when it gave none."""
-    if error is None:
-        return "refused"
-    return (error if isinstance(error, type) else error.__class__).__name__
-
-
 def _failure_message(verb, failures):
-    """One message for the ACLs a request could not create or delete: [(binding, error class or None)]."""
-    for failure in failures:
-        error = failure[1]
-        message = None if error is None else _refusal(error if isinstance(error, type) else error.__class__,
-                                                      "change", "ALTER")
+    """One message for the ACLs a request could not create or delete: [(binding, error or None)]."""
+    for message in (_refusal(_error_class(error), "change", "ALTER") for unused, error in failures):
         if message is not None:
             return message
     return "%s %d ACL(s) failed: %s" % (verb, len(failures), "; ".join(
-        "%s: %s" % (binding_line(binding), _error_name(error)) for binding, error in failures))
+        "%s: %s" % (binding_line(binding), _error_class(error).__name__ if error is not None else "refused")
+        for binding, error in failures))
 
 
 def create_acls(client, bindings):
@@ -167,7 +167,8 @@ def delete_acls(client, bindings):
         message = _refusal(error.__class__, "change", "ALTER")
         raise KafkaAdminError(message or "deleting ACLs failed: %s" % describe_error(error)) from None
     # One (filter, ACLs matched, error class) per filter, in request order.
-    failures = [(bindings[index], answer[2]) for index, answer in enumerate(outcome) if getattr(answer[2], "errno", 0)]
+    failures = [(bindings[index], error) for index, (unused, unused_matched, error) in enumerate(outcome)
+                if getattr(error, "errno", 0)]
     if failures:
         raise KafkaAdminError(_failure_message("deleting", failures))
 

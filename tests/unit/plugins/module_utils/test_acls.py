@@ -2,9 +2,10 @@
 
 import pytest
 from ansible_collections.kafkaops.cluster.plugins.module_utils._acl_changes import AclBinding
-from ansible_collections.kafkaops.cluster.plugins.module_utils._acls import binding_of, kafka_acl
+from ansible_collections.kafkaops.cluster.plugins.module_utils._acls import binding_of, delete_acls, kafka_acl
+from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin import KafkaAdminError
 from ansible_collections.kafkaops.cluster.plugins.modules import kafka_acl as kafka_acl_module
-from kafka.errors import ClusterAuthorizationFailedError, InvalidRequestError
+from kafka.errors import ClusterAuthorizationFailedError, InvalidRequestError, NoError, UnknownError
 
 SERVERS = {"bootstrap_servers": ["kafka1:9092"]}
 RESULT_KEYS = ("changed", "acls", "created", "deleted", "diff")
@@ -171,3 +172,14 @@ def test_new_acls_are_created_before_old_ones_are_deleted(run_module, cluster):
 def test_without_diff_mode_no_diff_is_returned(run_module, cluster):
     result = _run(run_module, cluster, diff=False, acls=[_acl(operation="write")])
     assert result["changed"] and "diff" not in result
+
+
+def test_acls_a_delete_could_not_remove_are_named():
+    class Client:
+        def delete_acls(self, filters):
+            return [(filters[0], [], NoError), (filters[1], [], UnknownError)]
+
+    with pytest.raises(KafkaAdminError) as failed:
+        delete_acls(Client(), [_binding(), _binding(operation="write")])
+    assert str(failed.value) == ("deleting 1 ACL(s) failed: User:alice * WRITE ALLOW topic:orders (literal): "
+                                 "UnknownError")
