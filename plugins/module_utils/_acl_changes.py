@@ -132,8 +132,8 @@ def normalize_acls(items, field_prefix="acls"):
         permission = _choice(item, "permission", field_name(where, "permission"), PERMISSIONS, "allow")
         binding = AclBinding(principal, host, operation, permission, resource_type, resource_name, pattern_type)
         if binding in seen:
-            raise AclSpecError(where, "the same ACL as %s[%d] (%s)" % (field_prefix, seen[binding],
-                                                                      binding_line(binding)))
+            raise AclSpecError(where, "the same ACL as %s[%d] (%s)"
+                               % (field_prefix, seen[binding], binding_line(binding)))
         seen[binding] = index
         normalized.append(binding)
     return normalized
