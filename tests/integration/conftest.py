@@ -132,6 +132,29 @@ class ClusterReader:
                                      overrides)
         return result
 
+    def acls(self, principal):
+        """The ACLs of one principal, sorted, each on one line: User:alice * READ ALLOW topic:orders (literal).
+
+        Read here rather than through kafka_acl, so that a module run is checked by a read of its own.
+        """
+        from kafka.admin import (
+            ACLFilter,
+            ACLOperation,
+            ACLPermissionType,
+            ACLResourcePatternType,
+            ResourcePatternFilter,
+            ResourceType,
+        )
+
+        every_resource = ResourcePatternFilter(ResourceType.ANY, None, ACLResourcePatternType.ANY)
+        found, unused = self.admin.describe_acls(ACLFilter(
+            principal=principal, host=None, operation=ACLOperation.ANY, permission_type=ACLPermissionType.ANY,
+            resource_pattern=every_resource))
+        return sorted("%s %s %s %s %s:%s (%s)" % (
+            acl.principal, acl.host, acl.operation.name, acl.permission_type.name,
+            acl.resource_pattern.resource_type.name.lower(), acl.resource_pattern.resource_name,
+            acl.resource_pattern.pattern_type.name.lower()) for acl in found)
+
     def close(self):
         self.admin.close()
 

@@ -372,3 +372,96 @@ class FakeScramAdminClient(FakeAdminClient):
 def fake_scram_cluster():
     """FakeScramCluster, the class, as fake_cluster gives FakeCluster."""
     return FakeScramCluster
+
+
+# ---- ACLs (kafka_acl) -------------------------------------------------------------------------
+# A cluster that also keeps ACLs. Kept apart from FakeCluster so the other admin modules' fakes stay
+# as they are; a test of kafka_acl builds FakeAclCluster through the fake_acl_cluster fixture. The
+# kafka-python names it needs are imported where used, so this part stays one block of the file.
+
+ACL_WRITES = frozenset(["create_acls", "delete_acls"])
+
+
+def _filter_matches(acl_filter, acl):
+    """Whether one of kafka-python's ACLFilter matches a concrete ACL, as the broker decides it."""
+    from kafka.admin import ACLOperation, ACLPermissionType, ACLResourcePatternType, ResourceType
+
+    wanted, pattern = acl_filter.resource_pattern, acl.resource_pattern
+    return all((
+        acl_filter.principal is None or acl_filter.principal == acl.principal,
+        acl_filter.host is None or acl_filter.host == acl.host,
+        acl_filter.operation == ACLOperation.ANY or acl_filter.operation == acl.operation,
+        acl_filter.permission_type == ACLPermissionType.ANY or acl_filter.permission_type == acl.permission_type,
+        wanted.resource_type == ResourceType.ANY or wanted.resource_type == pattern.resource_type,
+        wanted.resource_name is None or wanted.resource_name == pattern.resource_name,
+        wanted.pattern_type == ACLResourcePatternType.ANY or wanted.pattern_type == pattern.pattern_type,
+    ))
+
+
+class FakeAclCluster(FakeCluster):
+    """A FakeCluster that keeps ACLs: a set of kafka-python ACL objects.
+
+    authorizer False answers every ACL request with SECURITY_DISABLED, as a broker without
+    authorizer.class.name does. refuse: ACLs a CreateAcls refuses (the broker's error class).
+    """
+
+    def __init__(self, acls=(), authorizer=True, refuse=None, **cluster):
+        super().__init__(**cluster)
+        self.acls = set(acls)
+        self.authorizer = authorizer
+        self.refuse = dict(refuse or {})
+
+    def connect(self):
+        client = FakeAclAdminClient(self)
+        self.clients.append(client)
+        return client
+
+    def writes(self):
+        return super().writes() + [(name, arguments) for name, arguments in self.calls if name in ACL_WRITES]
+
+
+class FakeAclAdminClient(FakeAdminClient):
+    """A FakeAdminClient that also answers DescribeAcls, CreateAcls and DeleteAcls in kafka-python's shapes."""
+
+    def _check_authorizer(self):
+        from kafka.errors import SecurityDisabledError
+
+        if not self.cluster.authorizer:
+            raise SecurityDisabledError("No Authorizer is configured.")
+
+    def describe_acls(self, acl_filter):
+        from kafka.errors import NoError
+
+        self._record("describe_acls", acl_filter=acl_filter)
+        self._check_authorizer()
+        return [acl for acl in self.cluster.acls if _filter_matches(acl_filter, acl)], NoError
+
+    def create_acls(self, acls):
+        self._record("create_acls", acls=list(acls))
+        self._check_authorizer()
+        outcome = dict(succeeded=[], failed=[])
+        for acl in acls:
+            if acl in self.cluster.refuse:
+                outcome["failed"].append(self.cluster.refuse[acl])
+            else:
+                self.cluster.acls.add(acl)
+                outcome["succeeded"].append(acl)
+        return outcome
+
+    def delete_acls(self, acl_filters):
+        from kafka.errors import NoError
+
+        self._record("delete_acls", acl_filters=list(acl_filters))
+        self._check_authorizer()
+        answers = []
+        for acl_filter in acl_filters:
+            matched = [acl for acl in self.cluster.acls if _filter_matches(acl_filter, acl)]
+            self.cluster.acls.difference_update(matched)
+            answers.append((acl_filter, matched, NoError))
+        return answers
+
+
+@pytest.fixture
+def fake_acl_cluster():
+    """FakeAclCluster, the class, as fake_cluster gives FakeCluster."""
+    return FakeAclCluster
