@@ -50,24 +50,26 @@ def _enum_name(word):
     return word.upper()
 
 
+def _acl_fields(binding):
+    """What an ACL and the filter matching exactly it share: (keyword fields, resource pattern fields)."""
+    fields = dict(principal=binding.principal, host=binding.host,
+                  operation=ACLOperation[_enum_name(binding.operation)],
+                  permission_type=ACLPermissionType[_enum_name(binding.permission)])
+    pattern = (ResourceType[_enum_name(binding.resource_type)], binding.resource_name,
+               ACLResourcePatternType[_enum_name(binding.pattern_type)])
+    return fields, pattern
+
+
 def kafka_acl(binding):
     """kafka-python's ACL for an AclBinding."""
-    return ACL(principal=binding.principal, host=binding.host,
-               operation=ACLOperation[_enum_name(binding.operation)],
-               permission_type=ACLPermissionType[_enum_name(binding.permission)],
-               resource_pattern=ResourcePattern(ResourceType[_enum_name(binding.resource_type)],
-                                                binding.resource_name,
-                                                ACLResourcePatternType[_enum_name(binding.pattern_type)]))
+    fields, pattern = _acl_fields(binding)
+    return ACL(resource_pattern=ResourcePattern(*pattern), **fields)
 
 
 def exact_filter(binding):
     """A filter that matches this one ACL and no other, for DeleteAcls."""
-    return ACLFilter(principal=binding.principal, host=binding.host,
-                     operation=ACLOperation[_enum_name(binding.operation)],
-                     permission_type=ACLPermissionType[_enum_name(binding.permission)],
-                     resource_pattern=ResourcePatternFilter(ResourceType[_enum_name(binding.resource_type)],
-                                                            binding.resource_name,
-                                                            ACLResourcePatternType[_enum_name(binding.pattern_type)]))
+    fields, pattern = _acl_fields(binding)
+    return ACLFilter(resource_pattern=ResourcePatternFilter(*pattern), **fields)
 
 
 def scope_filter(description):
