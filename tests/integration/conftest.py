@@ -10,7 +10,17 @@ import subprocess
 import sys
 
 import pytest
-from kafka.admin import ConfigResource, ConfigResourceType, KafkaAdminClient
+from kafka.admin import (
+    ACLFilter,
+    ACLOperation,
+    ACLPermissionType,
+    ACLResourcePatternType,
+    ConfigResource,
+    ConfigResourceType,
+    KafkaAdminClient,
+    ResourcePatternFilter,
+    ResourceType,
+)
 
 REPOSITORY = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
@@ -132,24 +142,19 @@ class ClusterReader:
                                      overrides)
         return result
 
+    @staticmethod
+    def principal_filter(principal):
+        """A filter matching every ACL of one principal, on any resource."""
+        every_resource = ResourcePatternFilter(ResourceType.ANY, None, ACLResourcePatternType.ANY)
+        return ACLFilter(principal=principal, host=None, operation=ACLOperation.ANY,
+                         permission_type=ACLPermissionType.ANY, resource_pattern=every_resource)
+
     def acls(self, principal):
         """The ACLs of one principal, sorted, each on one line: User:alice * READ ALLOW topic:orders (literal).
 
         Read here rather than through kafka_acl, so that a module run is checked by a read of its own.
         """
-        from kafka.admin import (
-            ACLFilter,
-            ACLOperation,
-            ACLPermissionType,
-            ACLResourcePatternType,
-            ResourcePatternFilter,
-            ResourceType,
-        )
-
-        every_resource = ResourcePatternFilter(ResourceType.ANY, None, ACLResourcePatternType.ANY)
-        found, unused = self.admin.describe_acls(ACLFilter(
-            principal=principal, host=None, operation=ACLOperation.ANY, permission_type=ACLPermissionType.ANY,
-            resource_pattern=every_resource))
+        found, unused = self.admin.describe_acls(self.principal_filter(principal))
         return sorted("%s %s %s %s %s:%s (%s)" % (
             acl.principal, acl.host, acl.operation.name, acl.permission_type.name,
             acl.resource_pattern.resource_type.name.lower(), acl.resource_pattern.resource_name,

@@ -1,10 +1,11 @@
 """kafka_acl against a live cluster with an authorizer.
 
-The cluster runs kafka.security.authorizer.AclAuthorizer with allow.everyone.if.no.acl.found=true
-over PLAINTEXT, so these tests connect as User:ANONYMOUS, which may do anything on a resource that
-has no ACL. Every test therefore declares ACLs only for principals and on topics, groups and
-transactional ids of its own (a uuid in each name) and never on the cluster resource or on *: an
-ACL there would take the test client's own access away.
+The cluster runs an authorizer over PLAINTEXT, so these tests connect as User:ANONYMOUS. The
+cluster scenario makes that principal a super user; on a cluster that instead sets
+allow.everyone.if.no.acl.found=true, it may do anything only on a resource without ACLs. Every test
+therefore declares ACLs only for principals and on topics, groups and transactional ids of its own
+(a uuid in each name) and never on the cluster resource or on *: an ACL there could take the test
+client's own access away.
 
 Every change is run in the order check mode, real, check mode again, real again: check mode must
 predict the real result, and the second pass must report no change. Every refused input must fail
@@ -15,14 +16,6 @@ import time
 import uuid
 
 import pytest
-from kafka.admin import (
-    ACLFilter,
-    ACLOperation,
-    ACLPermissionType,
-    ACLResourcePatternType,
-    ResourcePatternFilter,
-    ResourceType,
-)
 from kafka.errors import SecurityDisabledError
 
 
@@ -81,9 +74,7 @@ def _settled(cluster, principal, expected, timeout=15):
 
 def _remove_all(cluster, principal):
     """Leave no ACL of a test's principal behind, whatever the test did."""
-    every_resource = ResourcePatternFilter(ResourceType.ANY, None, ACLResourcePatternType.ANY)
-    cluster.admin.delete_acls([ACLFilter(principal=principal, host=None, operation=ACLOperation.ANY,
-                                         permission_type=ACLPermissionType.ANY, resource_pattern=every_resource)])
+    cluster.admin.delete_acls([cluster.principal_filter(principal)])
 
 
 @pytest.fixture
