@@ -1,5 +1,6 @@
 """Reads of a live cluster and of the scenario's inventory, shared by the scenario checks."""
 
+import functools
 import os
 import time
 
@@ -43,9 +44,29 @@ def expected_broker_ids(runner, broker_hosts):
     return sorted(instance[0] for name in broker_hosts for instance in broker_instances(runner, name, broker_hosts))
 
 
+@functools.cache
+def client_settings():
+    """kafka-python settings that log in to the scenario's client (EXTERNAL) listener as the collection's
+    admin user: none for PLAINTEXT; for SASL and SSL, the admin password of the inventory and the CA the
+    scenario's certificates were generated under (its ephemeral folder's tls/)."""
+    runner = testinfra.utils.ansible_runner.AnsibleRunner(os.environ["MOLECULE_INVENTORY_FILE"])
+    variables = runner.get_variables(runner.get_hosts("kafka_broker")[0])
+    protocol = variables.get("kafka_broker_external_security_protocol", "PLAINTEXT")
+    settings = {}
+    if protocol != "PLAINTEXT":
+        settings["security_protocol"] = protocol
+    if protocol.startswith("SASL_"):
+        settings.update(sasl_mechanism=variables.get("kafka_broker_sasl_mechanism", "SCRAM-SHA-512"),
+                        sasl_plain_username=variables.get("kafka_broker_admin_user", "admin"),
+                        sasl_plain_password=variables["kafka_broker_admin_password"])
+    if "SSL" in protocol:
+        settings["ssl_cafile"] = os.path.join(os.environ["MOLECULE_EPHEMERAL_DIRECTORY"], "tls", "ca.crt")
+    return settings
+
+
 def describe(servers, topics):
     """Broker ids and (topic, partition metadata) of every partition of the topics (all for None)."""
-    admin = KafkaAdminClient(bootstrap_servers=servers, request_timeout_ms=30000)
+    admin = KafkaAdminClient(bootstrap_servers=servers, request_timeout_ms=30000, **dict(client_settings()))
     try:
         brokers = sorted(broker["broker_id"] for broker in admin.describe_cluster()["brokers"])
         partitions = [(topic["name"], partition) for topic in admin.describe_topics(topics)

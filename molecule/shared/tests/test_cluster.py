@@ -12,13 +12,16 @@ import testinfra.utils.ansible_runner
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.admin import KafkaAdminClient, NewTopic
 from kazoo.client import KazooClient
-from live_cluster import broker_instances, expected_broker_ids, host_address, instance_addresses, settled
+from live_cluster import (broker_instances, client_settings, expected_broker_ids, host_address, instance_addresses,
+                          settled)
 
 RUNNER = testinfra.utils.ansible_runner.AnsibleRunner(os.environ["MOLECULE_INVENTORY_FILE"])
 ZOOKEEPER_HOSTS = RUNNER.get_hosts("zookeeper")
 # After the side effects of the cluster and resilience scenarios, the spare and new hosts are brokers too.
 BROKER_HOSTS = RUNNER.get_hosts("kafka_broker") + RUNNER.get_hosts("spare_broker") + RUNNER.get_hosts("new_broker")
 testinfra_hosts = sorted(set(ZOOKEEPER_HOSTS + BROKER_HOSTS))
+# How the scenario's clients log in (nothing for PLAINTEXT).
+CLIENT = client_settings()
 
 
 def _instances(name):
@@ -101,13 +104,13 @@ def test_every_broker_is_registered_in_zookeeper():
 def test_topic_on_every_broker_takes_acks_all_records_and_returns_them():
     broker_count = len(_expected_broker_ids())
     topic = "molecule-check-%s" % uuid.uuid4().hex[:8]
-    admin = KafkaAdminClient(bootstrap_servers=_bootstrap(), request_timeout_ms=30000)
+    admin = KafkaAdminClient(bootstrap_servers=_bootstrap(), request_timeout_ms=30000, **CLIENT)
     try:
         # Write only once every partition has a leader; the producer then retries until its delivery timeout.
         admin.create_topics([NewTopic(topic, num_partitions=3, replication_factor=broker_count)])
         admin.wait_for_topics([topic], timeout_ms=60000)
         sent = [("key-%d" % number, "value-%d" % number) for number in range(300)]
-        producer = KafkaProducer(bootstrap_servers=_bootstrap(), acks="all")
+        producer = KafkaProducer(bootstrap_servers=_bootstrap(), acks="all", **CLIENT)
         futures = [producer.send(topic, key=key.encode(), value=value.encode()) for key, value in sent]
         producer.flush(60)
         metadata = [future.get(timeout=60) for future in futures]
@@ -115,7 +118,7 @@ def test_topic_on_every_broker_takes_acks_all_records_and_returns_them():
         assert len(metadata) == len(sent)
 
         consumer = KafkaConsumer(bootstrap_servers=_bootstrap(), auto_offset_reset="earliest",
-                                 enable_auto_commit=False, consumer_timeout_ms=60000)
+                                 enable_auto_commit=False, consumer_timeout_ms=60000, **CLIENT)
         partitions = [TopicPartition(topic, number) for number in range(3)]
         consumer.assign(partitions)
         consumer.seek_to_beginning(*partitions)

@@ -1,0 +1,219 @@
+"""Checks of the secure scenario: each door of the cluster refuses what it must, as the client sees it
+(printed, for the issue's note), lets in what it must, and no secret of the scenario shows anywhere in
+its Ansible log or the services' logs. The side effect (molecule/secure/secure.yml) left the Spark
+report, the producer's manifest, the reassignment figures and the certificates' fingerprints before
+their rotation in the scenario's ephemeral folder.
+"""
+
+import glob
+import hashlib
+import os
+import socket
+import ssl
+import uuid
+
+import pytest
+import testinfra
+import testinfra.utils.ansible_runner
+from kafka import KafkaConsumer, KafkaProducer, TopicPartition
+from kafka.admin import KafkaAdminClient
+from kafka.errors import NoBrokersAvailable, TopicAuthorizationFailedError
+from kazoo.client import KazooClient
+from kazoo.exceptions import NoAuthError
+from live_cluster import bootstrap, client_settings, describe, host_address
+
+pytestmark = pytest.mark.scenarios("secure")
+
+FOLDER = os.environ.get("MOLECULE_EPHEMERAL_DIRECTORY", "")
+testinfra_hosts = testinfra.utils.ansible_runner.AnsibleRunner(os.environ["MOLECULE_INVENTORY_FILE"]).get_hosts("all")
+
+
+@pytest.fixture(scope="module")
+def brokers(inventory):
+    return inventory.get_hosts("kafka_broker")
+
+
+@pytest.fixture(scope="module")
+def servers(brokers):
+    return bootstrap(brokers)
+
+
+@pytest.fixture(scope="module")
+def as_user(servers):
+    """kafka-python settings for a SCRAM user over SASL_SSL, trusting the scenario's CA."""
+    admin = dict(client_settings())
+
+    def settings(name, password):
+        return dict(admin, bootstrap_servers=servers, sasl_plain_username=name, sasl_plain_password=password,
+                    request_timeout_ms=15000)
+
+    return settings
+
+
+def _node(name):
+    return testinfra.get_host(name, ansible_inventory=os.environ["MOLECULE_INVENTORY_FILE"], connection="ansible")
+
+
+def test_a_plaintext_client_is_refused(servers):
+    with pytest.raises(NoBrokersAvailable) as refused:
+        KafkaAdminClient(bootstrap_servers=servers, request_timeout_ms=10000, api_version_auto_timeout_ms=10000)
+    print("\nPLAINTEXT client on the SASL_SSL listener: %r" % refused.value)
+
+
+def test_a_wrong_password_is_refused(as_user, scenario_variables, caplog):
+    settings = as_user(scenario_variables.get("kafka_broker_admin_user", "admin"), "not-the-password")
+    with pytest.raises(NoBrokersAvailable) as refused:
+        KafkaAdminClient(api_version_auto_timeout_ms=10000, **settings)
+    said = [record.getMessage() for record in caplog.records if "uthentication" in record.getMessage()]
+    print("\nadmin with a wrong password: %r; the client logged: %s" % (refused.value, said[:1]))
+    assert said, "the client did not report an authentication failure: %s" % caplog.text[-2000:]
+
+
+def test_a_user_without_an_acl_is_denied(as_user, scenario_variables):
+    mallory = {user["name"]: user["password"] for user in scenario_variables["kafka_access_users"]}["mallory"]
+    producer = KafkaProducer(acks="all", max_block_ms=15000, **as_user("mallory", mallory))
+    try:
+        with pytest.raises(TopicAuthorizationFailedError) as denied:
+            producer.send("orders", b"should not land").get(timeout=15)
+    finally:
+        producer.close(timeout=5)
+    print("\nmallory (no ACL) writing to orders: %r" % denied.value)
+    consumer = KafkaConsumer(enable_auto_commit=False, consumer_timeout_ms=10000, **as_user("mallory", mallory))
+    try:
+        consumer.assign([TopicPartition("orders", 0)])
+        with pytest.raises(TopicAuthorizationFailedError) as denied:
+            consumer.seek_to_beginning()
+            consumer.poll(timeout_ms=10000)
+            consumer.poll(timeout_ms=10000)
+    finally:
+        consumer.close()
+    print("mallory (no ACL) reading orders: %r" % denied.value)
+
+
+def test_a_user_with_acls_writes_and_reads(as_user, scenario_variables):
+    alice = {user["name"]: user["password"] for user in scenario_variables["kafka_access_users"]}["alice"]
+    marker = ("alice-%s" % uuid.uuid4().hex).encode()
+    producer = KafkaProducer(acks="all", **as_user("alice", alice))
+    try:
+        written = producer.send("orders", key=b"alice", value=marker).get(timeout=30)
+    finally:
+        producer.close(timeout=5)
+    consumer = KafkaConsumer(enable_auto_commit=False, consumer_timeout_ms=20000, **as_user("alice", alice))
+    try:
+        partition = TopicPartition("orders", written.partition)
+        consumer.assign([partition])
+        consumer.seek(partition, written.offset)
+        record = next(iter(consumer))
+    finally:
+        consumer.close()
+    assert (record.offset, record.value) == (written.offset, marker)
+
+
+@pytest.mark.parametrize("path", ["/brokers/ids/99", "/brokers/topics/orders/partitions/99", "/config/topics/intruder",
+                                  "/config/users/eve", "/config/changes/config_change_9999999999"])
+def test_an_anonymous_zookeeper_client_cannot_create_under_brokers_or_config(inventory, path):
+    client = KazooClient(hosts=",".join("%s:2181" % host_address(name) for name in inventory.get_hosts("zookeeper")),
+                         timeout=10)
+    client.start(timeout=30)
+    try:
+        with pytest.raises(NoAuthError) as refused:
+            client.create(path, b"anonymous")
+        print("\nanonymous ZooKeeper client, create %s: %r" % (path, refused.value))
+    finally:
+        client.stop()
+        client.close()
+
+
+@pytest.mark.parametrize("path", ["/brokers/topics/orders", "/config/topics/orders", "/brokers/ids/1"])
+def test_an_anonymous_zookeeper_client_cannot_delete_or_change_kafkas_znodes(inventory, path):
+    client = KazooClient(hosts=",".join("%s:2181" % host_address(name) for name in inventory.get_hosts("zookeeper")),
+                         timeout=10)
+    client.start(timeout=30)
+    try:
+        assert client.exists(path), "%s should exist" % path
+        with pytest.raises(NoAuthError) as refused:
+            client.delete(path, recursive=False)
+        with pytest.raises(NoAuthError):
+            client.set(path, b"anonymous")
+        print("\nanonymous ZooKeeper client, delete %s: %r" % (path, refused.value))
+    finally:
+        client.stop()
+        client.close()
+
+
+def test_jmx_answers_on_loopback_only(brokers):
+    first, other = brokers[0], brokers[1]
+    jmx_port = 9092 + 20000
+    probe = "timeout 5 bash -c '</dev/tcp/%s/%d' && echo open || echo closed"
+    assert _node(first).run(probe % ("127.0.0.1", jmx_port)).stdout.strip() == "open"
+    from_other = _node(other).run(probe % (host_address(first), jmx_port)).stdout.strip()
+    print("\nJMX of %s from %s: %s" % (first, other, from_other))
+    assert from_other == "closed"
+
+
+def test_every_certificate_was_rotated_and_is_served(brokers, saved):
+    before = saved("fingerprints-before.json")
+    context = ssl.create_default_context(cafile=os.path.join(FOLDER, "tls", "ca.crt"))
+    for name in brokers:
+        with open(os.path.join(FOLDER, "tls", "hosts", "%s.crt" % name)) as handle:
+            current = hashlib.sha256(ssl.PEM_cert_to_DER_cert(handle.read())).hexdigest()
+        assert current.upper() not in before[name].replace(":", "").upper(), "%s kept its certificate" % name
+        address = host_address(name)
+        with socket.create_connection((address, 9092), timeout=10) as raw:
+            with context.wrap_socket(raw, server_hostname=address) as secured:
+                served = hashlib.sha256(secured.getpeercert(binary_form=True)).hexdigest()
+        assert served == current, "%s serves another certificate than its new one" % name
+
+
+def test_no_acknowledged_record_was_lost_through_the_rotation(saved):
+    report = saved("verify-report.json")
+    acknowledged = saved("steady-manifest.json")["acknowledged"]
+    assert (report["lost"], report["duplicates"], report["out_of_order"], report["corrupt"],
+            report["offset_gaps"]) == (0, 0, 0, 0, 0), report["examples"]
+    assert report["ok"] is True
+    assert report["records"] >= acknowledged > 0
+    print("\nsteady producer over SASL_SSL through the rotation: %d acknowledged, all read back by Spark"
+          % acknowledged)
+
+
+def test_the_reassignment_moved_the_topic_off_broker_1(servers, saved):
+    summary = saved("reassignment-summary.json")
+    assert summary["replica_moves"] > 0
+    unused, partitions = describe(servers, ["moves"])
+    assert partitions and all(1 not in partition["replicas"] for unused, partition in partitions)
+
+
+def test_the_declared_topics_were_made_over_sasl_ssl(servers):
+    unused, partitions = describe(servers, ["orders", "moves"])
+    counts = {}
+    for topic, _partition in partitions:
+        counts[topic] = counts.get(topic, 0) + 1
+    assert counts == {"orders": 6, "moves": 4}
+
+
+def _secret_fragments(scenario_variables):
+    """Every password of the scenario, and a line of each private key (which no line of a log may hold)."""
+    fragments = set(scenario_variables["secure_secrets"])
+    for key_file in glob.glob(os.path.join(FOLDER, "tls", "**", "*.key"), recursive=True):
+        with open(key_file) as handle:
+            body = [line.strip() for line in handle if line.strip() and not line.startswith("-----")]
+        fragments.add(body[len(body) // 2])
+    return fragments
+
+
+def test_no_secret_appears_in_the_scenarios_ansible_log(scenario_variables):
+    with open(os.path.join(FOLDER, "ansible.log"), errors="replace") as handle:
+        log = handle.read()
+    assert len(log) > 100000, "the log looks too short to hold the whole scenario"
+    found = sorted(fragment for fragment in _secret_fragments(scenario_variables) if fragment in log)
+    print("\nsecrets searched in the Ansible log (%d bytes): %d, found: %d"
+          % (len(log), len(_secret_fragments(scenario_variables)), len(found)))
+    assert found == []
+
+
+def test_no_secret_appears_in_the_services_logs(host, scenario_variables):
+    for number, secret in enumerate(sorted(scenario_variables["secure_secrets"])):
+        found = host.run("grep -rlF -- %s /var/log/kafka /var/log/zookeeper; journalctl --no-pager | grep -cF -- %s"
+                         % (secret, secret))
+        assert found.stdout.strip() in ("0", ""), "secret %d found on %s: %s" % (number, host.backend.host,
+                                                                                 found.stdout)
