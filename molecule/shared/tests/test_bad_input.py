@@ -35,6 +35,23 @@ BAD_INPUTS = [
      "kafka_distribution_archive_checksum: the archive's sha256 is"),
     ({"zookeeper_client_port": 2888},
      "zookeeper_client_port / zookeeper_peer_port / zookeeper_election_port: must be three different ports"),
+    # Security settings that do not fit together (README "Securing the cluster").
+    ({"kafka_broker_internal_security_protocol": "TLS"},
+     "kafka_broker_internal_security_protocol must be one of: PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL"),
+    ({"kafka_broker_external_security_protocol": "SASL_SSL"},
+     "kafka_broker_admin_password: required by the SASL setting named beside it"),
+    ({"kafka_broker_internal_security_protocol": "SASL_SSL", "kafka_broker_inter_broker_password": "two words"},
+     "kafka_broker_inter_broker_password: must not contain spaces"),
+    ({"kafka_broker_internal_security_protocol": "SSL", "kafka_broker_tls_certificates": "provided",
+      "kafka_broker_tls_ca_file": "/nonexistent/ca.crt"},
+     "An SSL listener needs a CA, a certificate and a key: kafka_broker_tls_cert_file: not set; "
+     "kafka_broker_tls_key_file: not set; kafka_broker_tls_ca_file: no such file on the controller"),
+    ({"kafka_broker_authorizer_enabled": True},
+     "kafka_broker_authorizer_enabled: the INTERNAL and EXTERNAL listener(s) do not identify clients"),
+    ({"kafka_broker_jmx_bind_address": "0.0.0.0"},
+     "kafka_broker_jmx_bind_address ('0.0.0.0') other than loopback needs kafka_broker_jmx_password"),
+    ({"zookeeper_sasl_users": {"kafka": ""}},
+     "zookeeper_sasl_users: each user name must be letters"),
 ]
 
 # The cluster scenario runs inventories/example over SSH, on nodes that do not resolve each other's
