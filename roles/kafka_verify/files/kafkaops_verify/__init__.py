@@ -9,8 +9,9 @@ Entry points, run with ``python -m`` with this package on the path (its folder, 
 - ``kafkaops_verify.steady_produce``: produces at a steady rate with kafka-python until stopped.
 
 The rest: records (the record format), manifests (what a producer saw acknowledged), ranges
-(sequence sets), options (NAME=VALUE arguments), kafka_io, report, archive (the package as one zip)
-and session (the Spark session, which ships that zip to executors), engines.sql and engines.scan
-(the checks, two ways), with engines.partition_scan (the scan's side that runs in Spark's Python
-workers).
+(sequence sets), connection (how the jobs reach the cluster: the connection file, turned into the
+settings of Spark's Kafka connector and of kafka-python), options (NAME=VALUE arguments), kafka_io,
+report, archive (the package as one zip) and session (the Spark session, which ships that zip to
+executors), engines.sql and engines.scan (the checks, two ways), with engines.partition_scan (the
+scan's side that runs in Spark's Python workers).
 """

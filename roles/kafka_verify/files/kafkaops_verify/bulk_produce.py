@@ -17,8 +17,9 @@ import sys
 import time
 from datetime import UTC, datetime
 
+from kafkaops_verify.connection import ConnectionSettingsError, add_connection_option, job_clients, print_failure
 from kafkaops_verify.manifests import build_manifest, write_manifest
-from kafkaops_verify.options import add_pairs_option, parse_client_options, parse_options
+from kafkaops_verify.options import add_pairs_option
 from kafkaops_verify.records import check_name, spark_payload_column, spark_value_column
 from kafkaops_verify.session import build_session
 
@@ -115,9 +116,10 @@ def argument_parser():
         help="comma-separated Kafka connector jars for spark.jars (default: $KAFKAOPS_SPARK_JARS)",
     )
     parser.add_argument("--tasks", type=int, default=0, help="Spark tasks writing (default: Spark's parallelism)")
+    add_connection_option(parser)
     add_pairs_option(parser, "--kafka-option", "a Java producer property for Spark's Kafka sink, e.g. linger.ms=50")
     add_pairs_option(
-        parser, "--client-option", "a kafka-python KafkaAdminClient setting (topic lookup), e.g. security_protocol=SSL"
+        parser, "--client-option", "a kafka-python KafkaAdminClient setting (topic lookup), e.g. client_id=bulk"
     )
     return parser
 
@@ -132,19 +134,11 @@ PRODUCER_DEFAULTS = {
 }
 
 
-def main(argv=None):
-    args = argument_parser().parse_args(argv)
-    if args.records < 0 or args.keys < 1 or args.payload_bytes < 0:
-        raise SystemExit("bulk_produce: --records >= 0, --keys >= 1 and --payload-bytes >= 0 please")
-    run_id = check_name(args.run_id or "bulk-s%d" % args.seed, "run id")
-    producer_options = {**PRODUCER_DEFAULTS, **parse_options(args.kafka_option, "--kafka-option")}
-    if producer_options["acks"] not in ("all", "-1"):
-        raise SystemExit("bulk_produce: acks must stay 'all': the manifest promises acknowledged records")
-    client_options = parse_client_options(args.client_option)
+def write_records(args, run_id, producer_options, client_settings):
+    """Writes the records; returns the topic's partition count and when the writing started."""
     partitions = topic_partitions(
-        args.bootstrap_servers, args.topic, args.create_partitions, args.replication_factor, client_options
+        args.bootstrap_servers, args.topic, args.create_partitions, args.replication_factor, client_settings
     )
-
     spark = build_session(
         args.master, "kafkaops-bulk-produce %s" % args.topic, args.jars, {"spark.task.maxFailures": "1"}
     )
@@ -160,6 +154,25 @@ def main(argv=None):
         writer.save()
     finally:
         spark.stop()
+    return partitions, started_at, started
+
+
+def main(argv=None):
+    args = argument_parser().parse_args(argv)
+    if args.records < 0 or args.keys < 1 or args.payload_bytes < 0:
+        raise SystemExit("bulk_produce: --records >= 0, --keys >= 1 and --payload-bytes >= 0 please")
+    run_id = check_name(args.run_id or "bulk-s%d" % args.seed, "run id")
+    try:
+        clients = job_clients(args.connection_file, args.kafka_option, args.client_option)
+    except ConnectionSettingsError as error:
+        raise SystemExit("bulk_produce: %s" % error) from None
+    producer_options = {**PRODUCER_DEFAULTS, **clients.java_properties}
+    if producer_options["acks"] not in ("all", "-1"):
+        raise SystemExit("bulk_produce: acks must stay 'all': the manifest promises acknowledged records")
+    try:
+        partitions, started_at, started = write_records(args, run_id, producer_options, clients.python_settings)
+    except Exception:  # its traceback, without secrets
+        return print_failure("bulk_produce", clients, 1)
     elapsed = time.monotonic() - started
     manifest = expected_manifest(
         run_id,

@@ -32,14 +32,26 @@ def ship_package(spark):
     context.addPyFile(archive)
 
 
+# Spark hides the values of settings and data source options whose name or value matches this, in
+# its logs, UI and event logs. Its default covers secret|password|token|access key; the Kafka login
+# (kafka.sasl.jaas.config, which holds the password) and a client's PEM key (kafka.ssl.keystore.key)
+# match neither, so they are added.
+REDACTION_REGEX = r"(?i)secret|password|token|access[.]?key|jaas|keystore[.]key"
+
+
 def build_session(master, app_name, jars="", settings=None, driver_memory=""):
-    """A SparkSession with the connector jars and the package on every executor.
+    """A SparkSession with the connector jars, the package on every executor and Kafka's secrets redacted.
 
     jars: comma-separated paths for spark.jars; settings: further Spark settings, {name: value}.
     """
     from pyspark.sql import SparkSession
 
-    builder = SparkSession.builder.master(master).appName(app_name).config("spark.ui.showConsoleProgress", "true")
+    builder = (
+        SparkSession.builder.master(master)
+        .appName(app_name)
+        .config("spark.ui.showConsoleProgress", "true")
+        .config("spark.redaction.regex", REDACTION_REGEX)
+    )
     for name, value in (settings or {}).items():
         builder = builder.config(name, value)
     if jars:

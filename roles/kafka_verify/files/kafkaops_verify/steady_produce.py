@@ -17,8 +17,9 @@ import threading
 import time
 from datetime import UTC, datetime
 
+from kafkaops_verify.connection import ConnectionSettingsError, add_connection_option, job_clients
 from kafkaops_verify.manifests import build_manifest, write_manifest
-from kafkaops_verify.options import add_pairs_option, parse_client_options
+from kafkaops_verify.options import add_pairs_option
 from kafkaops_verify.ranges import SequenceRanges
 from kafkaops_verify.records import check_name, encode_value, make_payload
 
@@ -79,7 +80,8 @@ def argument_parser():
     )
     parser.add_argument("--drain-seconds", type=float, default=30.0, help="wait for acknowledgements at the end (30)")
     parser.add_argument("--progress-seconds", type=float, default=10.0, help="progress line interval on stderr (10)")
-    add_pairs_option(parser, "--client-option", "a kafka-python KafkaProducer setting, e.g. security_protocol=SSL")
+    add_connection_option(parser)
+    add_pairs_option(parser, "--client-option", "a kafka-python KafkaProducer setting, e.g. linger_ms=20")
     return parser
 
 
@@ -99,6 +101,12 @@ def main(argv=None):
     signal.signal(signal.SIGTERM, request_stop)
     signal.signal(signal.SIGINT, request_stop)
 
+    try:
+        clients = job_clients(args.connection_file, client_option_pairs=args.client_option)
+    except ConnectionSettingsError as error:
+        print("steady_produce: %s" % error, file=sys.stderr)
+        return 2
+
     from kafka import KafkaProducer
 
     settings = {
@@ -107,14 +115,14 @@ def main(argv=None):
         "retries": args.retries,
         "delivery_timeout_ms": args.delivery_timeout_ms,
         "linger_ms": 5,
-        **parse_client_options(args.client_option),
+        **clients.python_settings,
     }
     if settings["acks"] not in ("all", -1):
         raise SystemExit("steady_produce: acks must stay 'all': the manifest promises acknowledged records")
     try:
         producer = KafkaProducer(bootstrap_servers=args.bootstrap_servers, **settings)
     except Exception as error:  # any failure to connect ends the run before it starts
-        print("steady_produce: cannot start a producer: %s" % error, file=sys.stderr)
+        print("steady_produce: cannot start a producer: %s" % clients.redact(str(error)), file=sys.stderr)
         return 2
 
     acknowledgements = Acknowledgements()
@@ -162,7 +170,7 @@ def main(argv=None):
     try:
         producer.flush(timeout=args.drain_seconds)
     except Exception as error:  # unacknowledged records simply stay out of the manifest
-        print("steady_produce: flush: %s" % error, file=sys.stderr)
+        print("steady_produce: flush: %s" % clients.redact(str(error)), file=sys.stderr)
     producer.close(timeout=args.drain_seconds)
     manifest = build_manifest(
         "steady",

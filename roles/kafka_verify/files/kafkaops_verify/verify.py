@@ -30,11 +30,12 @@ import sys
 import time
 from datetime import UTC, datetime
 
+from kafkaops_verify.connection import ConnectionSettingsError, add_connection_option, job_clients, print_failure
 from kafkaops_verify.engines.scan import SCAN_BATCH_RECORDS, verify_with_scan
 from kafkaops_verify.engines.sql import verify_with_sql
 from kafkaops_verify.kafka_io import capture_offsets, read_topics
 from kafkaops_verify.manifests import ManifestError, ranges_from_manifests, read_manifest
-from kafkaops_verify.options import add_pairs_option, parse_client_options, parse_options
+from kafkaops_verify.options import add_pairs_option
 from kafkaops_verify.report import summary_lines
 from kafkaops_verify.session import build_session
 
@@ -102,13 +103,14 @@ def argument_parser():
         help="scan: one ordered pass per partition in Python workers, no shuffle (needs pyarrow, pandas and"
         " numpy where Spark runs Python); sql: Spark SQL windows over a shuffle (scan)",
     )
+    add_connection_option(parser)
     add_pairs_option(
-        parser, "--kafka-option", "a Java consumer property for Spark's Kafka source, e.g. security.protocol=SSL"
+        parser, "--kafka-option", "a Java consumer property for Spark's Kafka source, e.g. fetch.min.bytes=1"
     )
     add_pairs_option(
         parser,
         "--client-option",
-        "a kafka-python KafkaConsumer setting for capturing offsets, e.g. security_protocol=SSL",
+        "a kafka-python KafkaConsumer setting for capturing offsets, e.g. request_timeout_ms=60000",
     )
     return parser
 
@@ -126,25 +128,31 @@ def main(argv=None):
         print("verify: no topic to read: give --topics or --manifest", file=sys.stderr)
         return 2
 
-    kafka_options = parse_options(args.kafka_option, "--kafka-option")
-    client_options = parse_client_options(args.client_option)
-    started_at = datetime.now(UTC).isoformat(timespec="seconds")
-    bounds, missing_topics = capture_offsets(args.bootstrap_servers, topics, client_options)
-    spark = verify_session(
-        args.master, args.jars, args.shuffle_partitions, args.driver_memory, "kafkaops-verify " + ",".join(topics)
-    )
     try:
-
-        def read(partition_bounds):
-            return read_topics(spark, args.bootstrap_servers, partition_bounds, kafka_options)
-
-        report = verify(spark, read, bounds, ranges_from_manifests(manifests), args.examples, args.engine)
-    except Exception as error:
-        # Exit 1 means "records are wrong"; a job that could not run must not be read that way.
-        print("verify: the Spark job failed: %s" % error, file=sys.stderr)
+        clients = job_clients(args.connection_file, args.kafka_option, args.client_option)
+    except ConnectionSettingsError as error:
+        print("verify: %s" % error, file=sys.stderr)
         return 2
-    finally:
-        spark.stop()
+    try:
+        started_at = datetime.now(UTC).isoformat(timespec="seconds")
+        bounds, missing_topics = capture_offsets(args.bootstrap_servers, topics, clients.python_settings)
+        spark = verify_session(
+            args.master, args.jars, args.shuffle_partitions, args.driver_memory, "kafkaops-verify " + ",".join(topics)
+        )
+        try:
+
+            def read(partition_bounds):
+                return read_topics(spark, args.bootstrap_servers, partition_bounds, clients.java_properties)
+
+            report = verify(spark, read, bounds, ranges_from_manifests(manifests), args.examples, args.engine)
+        except Exception as error:
+            # Exit 1 means "records are wrong"; a job that could not run must not be read that way.
+            print("verify: the Spark job failed: %s" % clients.redact(str(error)), file=sys.stderr)
+            return 2
+        finally:
+            spark.stop()
+    except Exception:  # the offsets could not be captured, or Spark could not start
+        return print_failure("verify", clients, 2)
     report.update(
         {
             "topics": topics,
