@@ -106,8 +106,12 @@ def check_connection_params(params):
     return servers
 
 
-def client_settings(params):
-    """kafka-python settings for the connection options (secrets included: never log the result)."""
+def client_settings(params, connect_timeout=None):
+    """kafka-python settings for the connection options (secrets included: never log the result).
+
+    connect_timeout: seconds the first connection may take, when not request_timeout (a wait polls a
+    broker that may be down with short attempts, and reads the broker's unit between them).
+    """
     servers = check_connection_params(params)
     timeout_ms = params["request_timeout"] * 1000
     settings = dict(
@@ -115,7 +119,7 @@ def client_settings(params):
         client_id="kafkaops.cluster",
         request_timeout_ms=timeout_ms,
         # Without this the client retries an unreachable cluster for 30 s whatever the timeout.
-        bootstrap_timeout_ms=timeout_ms,
+        bootstrap_timeout_ms=timeout_ms if connect_timeout is None else int(connect_timeout * 1000),
         security_protocol=params["security_protocol"],
     )
     if params["security_protocol"].startswith("SASL_"):
@@ -129,14 +133,17 @@ def client_settings(params):
     return settings
 
 
-def admin_client(params):
-    """A connected KafkaAdminClient, or KafkaAdminError naming the servers tried."""
-    settings = client_settings(params)
+def admin_client(params, connect_timeout=None):
+    """A connected KafkaAdminClient, or KafkaAdminError naming the servers tried.
+
+    connect_timeout: seconds the first connection may take (request_timeout when None).
+    """
+    settings = client_settings(params, connect_timeout)
     try:
         return KafkaAdminClient(**settings)
     except Exception as error:  # pylint: disable=broad-except
-        raise KafkaAdminError("could not connect to any of %s within %d s (%s): %s" % (
-            ", ".join(settings["bootstrap_servers"]), params["request_timeout"],
+        raise KafkaAdminError("could not connect to any of %s within %s s (%s): %s" % (
+            ", ".join(settings["bootstrap_servers"]), "%g" % (settings["bootstrap_timeout_ms"] / 1000.0),
             params["security_protocol"], describe_error(error)), "bootstrap_servers") from None
 
 

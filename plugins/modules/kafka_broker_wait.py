@@ -12,29 +12,30 @@ module: kafka_broker_wait
 short_description: Wait until a Kafka broker is registered and serving metadata, optionally in sync
 version_added: "0.1.0"
 description:
-  - Asks one broker listener for cluster metadata until the broker's id is among the live brokers
-    and a controller is known.
-  - With O(in_sync=true) it also waits until no partition in the cluster is under-replicated,
-    which is what a rolling restart must see before it touches the next broker.
-  - With O(service), it also reads the broker's systemd unit whenever the broker is not ready yet, and
-    stops waiting at once when the unit failed, was restarted by systemd during the wait (the broker
-    crashes on start, for example on a configuration it refuses) or stays inactive. The failure
-    message then gives the unit's state and the lines of O(log_file) (or of the unit's journal) that
-    carry the cause, as it does on a timeout.
-  - Speaks the Kafka protocol (Metadata v1) with the Python standard library only, so it runs on
-    broker hosts where no Kafka client library is installed. Use it on PLAINTEXT listeners;
-    M(kafkaops.cluster.kafka_cluster_info) covers TLS and SASL from the controller.
+  - Asks the broker at O(bootstrap_servers) (its client address, as the controller reaches it) for the
+    cluster's brokers until the broker's id is among the registered brokers and a controller is known.
+  - With O(in_sync=true) it also waits until no partition in the cluster is under-replicated or
+    offline, which is what a rolling restart must see before it touches the next broker.
+  - Runs on the controller (an action plugin) with the kafka-python admin client and the connection
+    options of the admin modules such as M(kafkaops.cluster.kafka_cluster_info), so it works on
+    PLAINTEXT, SSL, SASL_PLAINTEXT and SASL_SSL listeners. The broker's host needs no Kafka client.
+  - With O(service), whenever the broker is not ready yet (at most every few seconds), it reads the
+    broker's systemd unit on the task's host (the host the task runs on or is delegated to) with
+    M(kafkaops.cluster.service_info), and stops waiting at once when the unit failed, was restarted
+    by systemd during the wait (the broker crashes on start, for example on a configuration it
+    refuses) or stays inactive. The failure message then gives the unit's state and the lines of
+    O(log_file) (or of the unit's journal) that carry the cause, as it does on a timeout. A broker
+    that is ready at once costs one connection and one request (two with O(in_sync=true)) and no
+    module run on its host.
+  - While the broker does not take connections, each attempt to connect lasts 3 s, or a quarter of
+    the time waited so far when that is more (at most O(request_timeout)), so that the unit is read
+    between attempts. No request lasts longer than O(timeout).
+  - Before version 0.2.0 this was a module that ran on the broker's host, spoke PLAINTEXT only and
+    took the options C(host) and C(port); give the broker's client address as O(bootstrap_servers)
+    instead.
 author:
   - kafkaops.cluster developers (@kafkaops)
 options:
-  host:
-    description: Address of the broker listener to ask.
-    type: str
-    default: 127.0.0.1
-  port:
-    description: Port of the broker listener to ask, from 1 to 65535.
-    type: int
-    required: true
   broker_id:
     description: The id that must appear among the registered brokers; 0 or more.
     type: int
@@ -48,21 +49,34 @@ options:
     type: int
     default: 120
 extends_documentation_fragment:
+  - kafkaops.cluster.kafka_connection
   - kafkaops.cluster.service_watch
   - kafkaops.cluster.read_only
+attributes:
+  action:
+    description: Runs on the controller as an action plugin; only the reads of O(service) run on the task's host.
+    support: full
+notes:
+  - O(bootstrap_servers) should name the broker waited for, so that the wait also proves that its
+    client listener answers with the given security settings.
 """
 
 EXAMPLES = r"""
 - name: Wait until broker 1 is registered and serving metadata; if it crashes, stop and say why
   kafkaops.cluster.kafka_broker_wait:
-    port: 9092
+    bootstrap_servers: ["kafka-1.example.net:9092"]
     broker_id: 1
     service: kafka-broker-1
     log_file: /var/log/kafka/broker-1/server.log
 
-- name: Before the next restart, wait until every partition is fully replicated
+- name: Before the next restart, wait until every partition is fully replicated, over SASL_SSL
   kafkaops.cluster.kafka_broker_wait:
-    port: 9092
+    bootstrap_servers: ["kafka-1.example.net:9092"]
+    security_protocol: SASL_SSL
+    sasl_mechanism: SCRAM-SHA-512
+    sasl_username: admin
+    sasl_password: "{{ kafka_admin_password }}"
+    ssl_cafile: tls/ca.crt
     broker_id: 1
     in_sync: true
     timeout: 600
@@ -80,12 +94,14 @@ controller_id:
   returned: when the broker answered
   type: int
 under_replicated_partitions:
-  description: Partitions (topic-partition) whose in-sync replicas are fewer than their replicas.
+  description:
+    - Partitions (topic-partition) whose in-sync replicas are fewer than their replicas.
+    - Empty without O(in_sync=true).
   returned: when the broker answered
   type: list
   elements: str
 offline_partitions:
-  description: Partitions without a leader.
+  description: Partitions without a leader; empty without O(in_sync=true).
   returned: when the broker answered
   type: list
   elements: str
@@ -99,7 +115,7 @@ unit_state:
       read).
     - C(exit_kind) is C(exited), C(killed) or C(dumped) for the main process's last exit seen during the
       wait (null when none was), C(exit_status) its exit status or signal number; C(restarts) is systemd's
-      C(NRestarts), C(restarts_during_wait) how many of them happened while the module waited.
+      C(NRestarts), C(restarts_during_wait) how many of them happened during the wait.
   returned: failure, with O(service)
   type: dict
   sample:
@@ -128,77 +144,17 @@ log_excerpt:
     - "java.lang.IllegalArgumentException: requirement failed: broker.id must be greater than or equal to -1 and ..."
 """
 
-import time
-
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_wire import (
-    KafkaWireError,
-    fetch_metadata,
-    summarize,
-)
-from ansible_collections.kafkaops.cluster.plugins.module_utils._option_limits import (
-    PORT,
-    NumberLimit,
-    fail_on_out_of_range,
-)
-from ansible_collections.kafkaops.cluster.plugins.module_utils._service_watch import (
-    ServiceWatch,
-    service_watch_argument_spec,
-)
-
-LIMITS = dict(port=PORT, broker_id=NumberLimit(minimum=0), timeout=NumberLimit(minimum=1))
-
-
-def describe_wait(summary, broker_id, in_sync):
-    """What is still missing, or None when the broker is where it must be."""
-    if broker_id not in summary["broker_ids"]:
-        return "broker %d is not registered (registered: %s)" % (broker_id, summary["broker_ids"])
-    if summary["controller_id"] < 0:
-        return "no controller is known yet"
-    if in_sync and summary["under_replicated_partitions"]:
-        return "%d partitions under-replicated, e.g. %s" % (
-            len(summary["under_replicated_partitions"]), summary["under_replicated_partitions"][:5])
-    if in_sync and summary["offline_partitions"]:
-        return "%d partitions offline, e.g. %s" % (
-            len(summary["offline_partitions"]), summary["offline_partitions"][:5])
-    return None
+from ansible_collections.kafkaops.cluster.plugins.module_utils._broker_wait import broker_wait_argument_spec
 
 
 def main():
-    module = AnsibleModule(
-        argument_spec=dict(
-            host=dict(type="str", default="127.0.0.1"),
-            port=dict(type="int", required=True),
-            broker_id=dict(type="int", required=True),
-            in_sync=dict(type="bool", default=False),
-            timeout=dict(type="int", default=120),
-            **service_watch_argument_spec()
-        ),
-        required_by=dict(log_file="service"),
-        supports_check_mode=True,
-    )
-    params = module.params
-    fail_on_out_of_range(module, LIMITS)
-
-    broker = "broker %d at %s:%d" % (params["broker_id"], params["host"], params["port"])
-    watch = ServiceWatch(module, broker, params["service"], params["log_file"])
-    started = time.monotonic()
-    last_problem = None
-    summary = None
-    while True:
-        try:
-            summary = summarize(fetch_metadata(params["host"], params["port"], timeout=5,
-                                               all_topics=params["in_sync"]))
-            last_problem = describe_wait(summary, params["broker_id"], params["in_sync"])
-            if last_problem is None:
-                module.exit_json(changed=False, elapsed=round(time.monotonic() - started, 1), **summary)
-        except KafkaWireError as error:
-            last_problem = str(error)
-        result = dict(summary or {}, elapsed=round(time.monotonic() - started, 1))
-        watch.stop_if_hopeless_or_late(
-            time.monotonic() - started >= params["timeout"],
-            "%s not ready within %d s: %s" % (watch.subject, params["timeout"], last_problem), result)
-        time.sleep(1)
+    # The action plugin of the same name does the work on the controller; Ansible runs this file only
+    # when something calls it without its action (the arguments are checked as the action checks them).
+    module = AnsibleModule(argument_spec=broker_wait_argument_spec(), required_by=dict(log_file="service"),
+                           supports_check_mode=True)
+    module.fail_json(msg="kafkaops.cluster.kafka_broker_wait runs on the controller through its action plugin; "
+                         "this module file only documents it")
 
 
 if __name__ == "__main__":

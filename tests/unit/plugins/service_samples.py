@@ -6,6 +6,7 @@ import json
 import pytest
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.testing import patch_module_args
+from ansible_collections.kafkaops.cluster.plugins.module_utils._service_watch import HostUnitReader, unit_report
 
 FATAL_BROKER_ID = (
     "[2025-01-07 10:00:00,101] INFO Registered kafka:type=kafka.Log4jController MBean "
@@ -128,3 +129,30 @@ def run_wait(monkeypatch, capsys, module, args, systemctl_answers, journal=(0, "
     with patch_module_args(args), pytest.raises(SystemExit):
         module.main()
     return json.loads(capsys.readouterr().out), commands
+
+
+class FakeNode:
+    """A broker's host as the action kafka_broker_wait asks it: what service_info would answer.
+
+    From systemctl show outputs given in turn (the last one again and again) and a journal (code,
+    output, error). Each run records its arguments and the time, and moves the clock on by
+    run_seconds (a module run on a host is not free).
+    """
+
+    def __init__(self, systemctl_answers, journal=(0, "", ""), clock=None, run_seconds=1.5, missing=()):
+        self.systemctl = list(systemctl_answers)
+        self.journal = journal
+        self.clock = clock
+        self.run_seconds = run_seconds
+        self.missing = missing
+        self.runs = []
+
+    def __call__(self, arguments):
+        self.runs.append((self.clock.now if self.clock else None, dict(arguments)))
+        answer = self.systemctl.pop(0) if len(self.systemctl) > 1 else self.systemctl[0]
+        module = FakeModule({"systemctl": (0, answer, ""), "journalctl": self.journal}, self.missing)
+        reader = HostUnitReader(module, arguments["service"], arguments.get("log_file"))
+        report = unit_report(reader, arguments.get("causes", False))
+        if self.clock is not None:
+            self.clock.sleep(self.run_seconds)
+        return dict(report, changed=False)

@@ -35,6 +35,8 @@ class FakeCluster:
     leading. defaults: the config every topic inherits; overrides: {topic: {key: value}} set on
     topics. broker_configs: {broker id: {key: value}} set dynamically. moving: {(topic, partition):
     target replicas} in progress. sizes: {topic: bytes each replica of each partition holds}.
+    isr: {(topic, partition): in-sync replicas} of the partitions not fully in sync, set by a test;
+    one with none in sync has no leader (offline).
     """
 
     def __init__(self, brokers=(1, 2, 3), topics=None, overrides=None, moving=None, sizes=None):
@@ -45,6 +47,7 @@ class FakeCluster:
         self.broker_configs = {}
         self.moving = dict(moving or {})
         self.sizes = dict(sizes or {})
+        self.isr = {}
         self.calls = []
         self.clients = []
 
@@ -99,9 +102,10 @@ class FakeAdminClient:
                 described.append(dict(name=name, error_code=UNKNOWN_TOPIC, is_internal=False, partitions=[]))
                 continue
             described.append(dict(name=name, error_code=0, is_internal=False, partitions=[
-                dict(partition_index=index, leader_id=replicas[0], replica_nodes=list(replicas),
-                     isr_nodes=list(replicas), offline_replicas=[])
-                for index, replicas in sorted(partitions.items())]))
+                dict(partition_index=index, leader_id=(isr[0] if isr else -1), replica_nodes=list(replicas),
+                     isr_nodes=list(isr), offline_replicas=[])
+                for index, replicas, isr in ((index, replicas, self.cluster.isr.get((name, index), replicas))
+                                             for index, replicas in sorted(partitions.items()))]))
         return described
 
     def describe_configs(self, resources, config_filter=None):

@@ -15,7 +15,6 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._option_limits im
 from ansible_collections.kafkaops.cluster.plugins.modules import (
     config_files,
     host_state_info,
-    kafka_broker_wait,
     kafka_cluster_info,
     kafka_reassignment,
     kafka_reassignment_plan,
@@ -100,15 +99,10 @@ def test_admin_modules_refuse_before_connecting(monkeypatch, capsys, module, arg
 
 
 @pytest.mark.parametrize("module, args, field", [
-    (kafka_broker_wait, dict(port=0, broker_id=1), "port"),
-    (kafka_broker_wait, dict(port=65536, broker_id=1), "port"),
-    (kafka_broker_wait, dict(port=9092, broker_id=-1), "broker_id"),
-    (kafka_broker_wait, dict(port=9092, broker_id=1, timeout=0), "timeout"),
     (zookeeper_info, dict(port=70000), "port"),
     (zookeeper_info, dict(wait=True, timeout=-1), "timeout"),
     (host_state_info, dict(max_size=-1), "max_size"),
-], ids=["broker-port-zero", "broker-port-too-high", "broker-id-negative", "broker-timeout-zero", "zookeeper-port",
-        "zookeeper-timeout", "max-size"])
+], ids=["zookeeper-port", "zookeeper-timeout", "max-size"])
 def test_host_modules_refuse_before_they_look(capsys, module, args, field):
     result = _run(module, args, capsys)
     assert result["failed"] and result["field"] == field and result["msg"].startswith(field + ": "), result

@@ -3,6 +3,7 @@
 import pytest
 from ansible_collections.kafkaops.cluster.plugins.module_utils._service_diagnosis import JOURNAL, cause_lines
 from ansible_collections.kafkaops.cluster.plugins.module_utils._service_watch import (
+    ReportedUnitReader,
     ServiceWatch,
     read_tail,
     service_watch_argument_spec,
@@ -127,3 +128,27 @@ def test_the_options_come_fresh_for_every_module():
     assert first == dict(service=dict(type="str"), log_file=dict(type="path"))
     first["service"]["required"] = True
     assert "required" not in second["service"]
+
+
+def test_a_reported_reader_reads_through_service_info_and_keeps_the_cause_it_brought_along():
+    asked = []
+    answers = [dict(changed=False, unit_state=None, read_error="systemctl not found", log_source=JOURNAL,
+                    log_excerpt=["Invalid maximum heap size: -Xmx5x"], log_searched=[JOURNAL])]
+
+    def service_info(arguments):
+        asked.append(arguments)
+        return answers[0]
+
+    reader = ReportedUnitReader(service_info, "kafka-broker-1", "/var/log/kafka/server.log")
+    assert reader.state(cause_wanted=True) == (None, "systemctl not found")
+    assert reader.cause() == (JOURNAL, ["Invalid maximum heap size: -Xmx5x"], [JOURNAL])
+    assert asked == [dict(service="kafka-broker-1", log_file="/var/log/kafka/server.log", causes=True)]
+    # Once used, the cause is read again when asked for.
+    reader.cause()
+    assert len(asked) == 2
+
+
+def test_a_reported_reader_turns_a_failed_module_run_into_a_read_error():
+    reader = ReportedUnitReader(lambda arguments: dict(failed=True, msg="host unreachable"), "zookeeper")
+    assert reader.state() == (None, "service_info failed: host unreachable")
+    assert reader.cause() == (None, [], [])
