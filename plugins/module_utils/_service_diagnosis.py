@@ -38,6 +38,9 @@ LEVEL = re.compile(r"\b(TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL|SEVERE)\b")
 CAUSE_LEVELS = ("ERROR", "FATAL", "SEVERE")
 THROWABLE = re.compile(r'^(Caused by: |Exception in thread "[^"]*" )?([A-Za-z_$][\w$]*\.)+[A-Za-z_$][\w$]*'
                        r"(Exception|Error|Throwable)\b")
+# A setting whose name says it holds a secret (keyStorePassword=..., sasl.jaas.config=... password="..."),
+# up to the end of its value: a quote, a space, a comma or the end of the line.
+SECRET_SETTING = re.compile(r'((?:password|passwd|secret|passphrase)[\w.-]*\s*[=:]\s*"?)[^"\s,;]+', re.IGNORECASE)
 LEADING_TIMESTAMP = re.compile(r"^\[?\d{4}-\d\d-\d\d[ T][\d:.,]+\]?\s*")
 # What systemd itself writes into a unit's journal, as opposed to what the service printed.
 SYSTEMD_LINE = re.compile(r"^([\w@.:\\-]+\.(service|socket|scope)(: | failed\.)|(Started|Starting|Stopped|Stopping|"
@@ -236,7 +239,18 @@ def journal_cause_lines(text, limit=EXCERPT_LINES, width=LINE_WIDTH):
 
 
 def _trim(line, width):
+    line = mask_secrets(line)
     return line if len(line) <= width else line[:width - 3] + "..."
+
+
+def mask_secrets(line):
+    """The line with the value of anything named like a password or secret replaced by ********.
+
+    A service that fails on its configuration may echo it (the JDK's JMX agent names a key store path
+    it cannot open as read from its properties file, neighbouring lines included), and the excerpt
+    travels into the play's output and log, where no secret may appear.
+    """
+    return SECRET_SETTING.sub(lambda match: match.group(1) + "********", line)
 
 
 def source_name(source, unit):

@@ -10,6 +10,7 @@ import hashlib
 import os
 import socket
 import ssl
+import subprocess
 import uuid
 
 import pytest
@@ -140,7 +141,8 @@ def test_an_anonymous_zookeeper_client_cannot_delete_or_change_kafkas_znodes(inv
 
 
 def test_jmx_answers_on_loopback_only(brokers):
-    first, other = brokers[0], brokers[1]
+    """kafkaops-sec1 opens JMX to the network with a password and TLS; the others keep it on loopback."""
+    first, other = [name for name in brokers if name != "kafkaops-sec1"][:2]
     jmx_port = 9092 + 20000
     probe = "timeout 5 bash -c '</dev/tcp/%s/%d' && echo open || echo closed"
     assert _node(first).run(probe % ("127.0.0.1", jmx_port)).stdout.strip() == "open"
@@ -149,8 +151,64 @@ def test_jmx_answers_on_loopback_only(brokers):
     assert from_other == "closed"
 
 
-def test_every_certificate_was_rotated_and_is_served(brokers, saved):
+def _jmx_probe(host, password, transport):
+    """Run JmxProbe.java (a JMX client, as a monitoring system has one) from this machine."""
+    completed = subprocess.run(
+        ["java", os.path.join(os.path.dirname(__file__), "JmxProbe.java"), host_address(host), str(9092 + 20000),
+         "monitor", password, os.path.join(FOLDER, "tls", "ca.crt"), transport],
+        capture_output=True, text=True, timeout=120, check=False)
+    return completed.returncode, (completed.stdout + completed.stderr).strip()
+
+
+def test_jmx_on_the_network_needs_tls_and_the_password(scenario_variables):
+    password = scenario_variables["kafka_broker_jmx_password"]
+    code, answer = _jmx_probe("kafkaops-sec1", password, "tls")
+    print("\nJMX over TLS with the password: %s" % answer)
+    assert code == 0 and answer == "BrokerState 3", answer
+    code, answer = _jmx_probe("kafkaops-sec1", "not-the-password", "tls")
+    print("JMX over TLS with a wrong password: %s" % answer)
+    assert code == 1 and "Authentication failed" in answer, answer
+    code, answer = _jmx_probe("kafkaops-sec1", password, "plain")
+    print("JMX without TLS: %s" % answer)
+    assert code == 1 and answer.startswith("refused:"), answer
+    assert password not in answer
+
+
+# Run inside a ZooKeeper node: a TLS handshake with a peer's election port, as the peer itself would
+# make it (its own quorum key and certificate, the CA, the peer's name checked); prints the certificate
+# the peer served.
+_QUORUM_HANDSHAKE = """python3 - <<'PY'
+import hashlib, socket, ssl
+context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+context.load_verify_locations('/etc/zookeeper/tls/ca.crt')
+context.load_cert_chain('/etc/zookeeper/tls/zookeeper.pem')
+with socket.create_connection(('%s', 3888), timeout=10) as raw:
+    with context.wrap_socket(raw, server_hostname='%s') as secured:
+        print(hashlib.sha256(secured.getpeercert(binary_form=True)).hexdigest())
+PY"""
+
+
+def test_zookeeper_quorum_speaks_tls_and_renewed_its_certificates_without_a_restart(inventory, saved):
     before = saved("fingerprints-before.json")
+    members = inventory.get_hosts("zookeeper")
+    for index, name in enumerate(members):
+        with open(os.path.join(FOLDER, "tls", "zookeeper", "%s.crt" % name)) as handle:
+            current = hashlib.sha256(ssl.PEM_cert_to_DER_cert(handle.read())).hexdigest()
+        previous = before["zookeeper"][name].replace(":", "").upper()
+        assert current.upper() not in previous, "%s kept its certificate" % name
+        peer = members[(index + 1) % len(members)]
+        served = _node(peer).run(_QUORUM_HANDSHAKE % (name, name))
+        assert served.rc == 0, served.stderr
+        assert served.stdout.strip() == current, "%s serves another quorum certificate than its new one" % name
+        process = _node(name).run("systemctl show --property=MainPID --value zookeeper").stdout.strip()
+        assert process == before["zookeeper_processes"][name], "%s was restarted for its new certificate" % name
+    print("\nZooKeeper quorum: each node completed a TLS handshake with a peer (its quorum certificate, the CA,"
+          " the peer's name) and served its renewed certificate from the same process; test_cluster checks the"
+          " ensemble still has one leader")
+
+
+def test_every_certificate_was_rotated_and_is_served(brokers, saved):
+    before = saved("fingerprints-before.json")["brokers"]
     context = ssl.create_default_context(cafile=os.path.join(FOLDER, "tls", "ca.crt"))
     for name in brokers:
         with open(os.path.join(FOLDER, "tls", "hosts", "%s.crt" % name)) as handle:
@@ -165,13 +223,15 @@ def test_every_certificate_was_rotated_and_is_served(brokers, saved):
 
 def test_no_acknowledged_record_was_lost_through_the_rotation(saved):
     report = saved("verify-report.json")
-    acknowledged = saved("steady-manifest.json")["acknowledged"]
+    steady = saved("steady-manifest.json")["acknowledged"]
+    bulk = saved("bulk-manifest.json")["acknowledged"]
     assert (report["lost"], report["duplicates"], report["out_of_order"], report["corrupt"],
             report["offset_gaps"]) == (0, 0, 0, 0, 0), report["examples"]
     assert report["ok"] is True
-    assert report["records"] >= acknowledged > 0
-    print("\nsteady producer over SASL_SSL through the rotation: %d acknowledged, all read back by Spark"
-          % acknowledged)
+    assert bulk == 20000 and steady > 0
+    assert report["records"] >= steady + bulk
+    print("\nover SASL_SSL: the steady producer (through the rotation) %d acknowledged, the bulk producer %d;"
+          " all read back by Spark" % (steady, bulk))
 
 
 def test_the_reassignment_moved_the_topic_off_broker_1(servers, saved):

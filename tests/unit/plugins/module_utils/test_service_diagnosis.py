@@ -7,6 +7,7 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._service_diagnosi
     cause_lines,
     describe_unit,
     journal_cause_lines,
+    mask_secrets,
     parse_unit_state,
     service_report,
 )
@@ -190,3 +191,22 @@ def test_the_report_reads_like_a_sentence():
                              ["/var/log/zookeeper/zookeeper.log", JOURNAL])
     assert nothing == ("the state of unit zookeeper could not be read (systemctl not found). Nothing in "
                        "/var/log/zookeeper/zookeeper.log or the journal of zookeeper names a cause.")
+
+
+@pytest.mark.parametrize("line, expected", [
+    ("javax.net.ssl.keyStorePassword=Jmx-Keystore-Secret-6cV3",
+     "javax.net.ssl.keyStorePassword=********"),
+    ('org.apache.kafka.common.security.scram.ScramLoginModule required username="admin" password="Admin-9kW2";',
+     'org.apache.kafka.common.security.scram.ScramLoginModule required username="admin" password="********";'),
+    ("ssl.key.password: hunter2, next=1", "ssl.key.password: ********, next=1"),
+    ("java.io.FileNotFoundException: /etc/kafka/tls/jmx.p12", "java.io.FileNotFoundException: /etc/kafka/tls/jmx.p12"),
+])
+def test_secrets_in_a_log_line_are_masked(line, expected):
+    assert mask_secrets(line) == expected
+
+
+def test_an_excerpt_never_carries_a_password():
+    log = ("[2026-11-24 02:33:10,000] ERROR Startup failed (kafka.Kafka)\n"
+           "jdk.internal.agent.AgentConfigurationError: java.io.FileNotFoundException: /x.p12\n"
+           "javax.net.ssl.keyStorePassword=Top-Secret-1\n")
+    assert not any("Top-Secret-1" in line for line in cause_lines(log))
