@@ -96,7 +96,7 @@ sanity: $(SANITY_VENV)/.installed
 	  $(CURDIR)/$(SANITY_VENV)/bin/ansible-test sanity --python 3.11 --color no
 	rm -rf $(SANITY_ROOT)
 
-unit: venv
+unit: venv archive
 	python -m pytest -q tests/unit
 
 # Each scenario's log is kept in .cache/logs; after a failure, what failed is printed last, below the teardown.

@@ -6,12 +6,20 @@
 # Each archive gets a .sha256 beside it. Archives are cached and rebuilt only when missing.
 # No bin/ scripts are shipped: the roles start the JVM themselves.
 #
+# Two lines of Kafka are built by default:
+#   3.9.2  the newest 3.9, the last line with ZooKeeper mode (and ZooKeeper's server in its jars);
+#          it logs through log4j 1 (reload4j), configured by config/log4j.properties.
+#   4.3.1  the newest 4.x whose whole set resolves from Maven Central: KRaft only, logging through
+#          log4j 2 (config/log4j2.properties). 4.4.0's broker resolves but its kafka-tools jar (the
+#          command-line tools: topics, reassignment, performance) is not published there, and an
+#          archive without the tools would not be a Kafka distribution.
+#
 # Usage: scripts/build-kafka-archive.sh [apache|confluent|all]   (default: all)
-# Environment: KAFKA_VERSION (default 3.9.2, the newest 3.9.x on Maven Central),
+# Environment: KAFKA_VERSIONS (default "3.9.2 4.3.1"; KAFKA_VERSION, one version, still works),
 #              KAFKAOPS_CACHE (default ~/.cache/kafkaops)
 set -euo pipefail
 
-kafka_version=${KAFKA_VERSION:-3.9.2}
+kafka_versions=${KAFKA_VERSIONS:-${KAFKA_VERSION:-3.9.2 4.3.1}}
 scala_version=2.13
 slf4j_version=1.7.36
 reload4j_version=1.2.25
@@ -20,11 +28,26 @@ layouts=${1:-all}
 here=$(cd "$(dirname "$0")" && pwd)
 
 mkdir -p "$cache_dir"
-jars_dir="$cache_dir/kafka-jars-$kafka_version"
+
+# The logging jars a version needs besides its own closure: 3.x binds slf4j to reload4j; 4.x brings
+# log4j 2 and binds slf4j to it with the adapter of the same log4j version.
+logging_dependencies() {
+  case $kafka_version in
+    3.*) echo "org.slf4j:slf4j-reload4j:$slf4j_version ch.qos.reload4j:reload4j:$reload4j_version" ;;
+    *) echo "org.apache.logging.log4j:log4j-slf4j-impl:LOG4J" ;;
+  esac
+}
+
+config_folder() {
+  case $kafka_version in
+    3.*) echo "$here/kafka-archive-config/zookeeper-mode" ;;
+    *) echo "$here/kafka-archive-config/kraft" ;;
+  esac
+}
 
 resolve_jars() {
   [ -f "$jars_dir/.complete" ] && return 0
-  local work
+  local work coordinates log4j_version
   work=$(mktemp -d)
   # A throwaway pom whose only purpose is to let Maven resolve the runtime closure.
   cat > "$work/pom.xml" <<POM
@@ -37,14 +60,17 @@ resolve_jars() {
   <dependencies>
     <dependency><groupId>org.apache.kafka</groupId><artifactId>kafka_$scala_version</artifactId><version>$kafka_version</version></dependency>
     <dependency><groupId>org.apache.kafka</groupId><artifactId>kafka-tools</artifactId><version>$kafka_version</version></dependency>
-    <dependency><groupId>org.slf4j</groupId><artifactId>slf4j-reload4j</artifactId><version>$slf4j_version</version></dependency>
-    <dependency><groupId>ch.qos.reload4j</groupId><artifactId>reload4j</artifactId><version>$reload4j_version</version></dependency>
   </dependencies>
 </project>
 POM
   rm -rf "$jars_dir.tmp"
   mvn -q -B -f "$work/pom.xml" dependency:copy-dependencies \
       -DincludeScope=runtime -DoutputDirectory="$jars_dir.tmp"
+  log4j_version=$(find "$jars_dir.tmp" -name 'log4j-core-*.jar' -printf '%f\n' | sed -n 's/^log4j-core-\(.*\)[.]jar$/\1/p')
+  for coordinates in $(logging_dependencies); do
+    mvn -q -B -f "$work/pom.xml" dependency:copy -Dartifact="${coordinates/LOG4J/$log4j_version}" \
+        -DoutputDirectory="$jars_dir.tmp"
+  done
   rm -rf "$work" "$jars_dir"
   mv "$jars_dir.tmp" "$jars_dir"
   touch "$jars_dir/.complete"
@@ -61,7 +87,7 @@ build_archive() {
   stage=$(mktemp -d)
   mkdir -p "$stage/$top/$jar_subdir" "$stage/$top/$config_subdir"
   cp "$jars_dir"/*.jar "$stage/$top/$jar_subdir/"
-  cp "$here/kafka-archive-config/"* "$stage/$top/$config_subdir/"
+  cp "$(config_folder)/"* "$stage/$top/$config_subdir/"
   # Fixed owner and sorted names make the archive reproducible from the same jars.
   tar -C "$stage" --sort=name --owner=0 --group=0 --numeric-owner --mtime='2000-01-01' \
       -czf "$cache_dir/$archive.tmp" "$top"
@@ -71,12 +97,17 @@ build_archive() {
   echo "built: $cache_dir/$archive"
 }
 
-resolve_jars
 case $layouts in
-  apache|all)
-    build_archive "kafka_$scala_version-$kafka_version.tgz" "kafka_$scala_version-$kafka_version" libs config ;;&
-  confluent|all)
-    build_archive "confluent-kafka-$kafka_version.tgz" "confluent-kafka-$kafka_version" share/java/kafka etc/kafka ;;
-  apache) ;;
+  apache|confluent|all) ;;
   *) echo "unknown layout '$layouts': use apache, confluent or all" >&2; exit 2 ;;
 esac
+for kafka_version in $kafka_versions; do
+  jars_dir="$cache_dir/kafka-jars-$kafka_version"
+  resolve_jars
+  case $layouts in
+    apache|all)
+      build_archive "kafka_$scala_version-$kafka_version.tgz" "kafka_$scala_version-$kafka_version" libs config ;;&
+    confluent|all)
+      build_archive "confluent-kafka-$kafka_version.tgz" "confluent-kafka-$kafka_version" share/java/kafka etc/kafka ;;
+  esac
+done

@@ -44,14 +44,29 @@ BAD_INPUTS = [
      "kafka_broker_inter_broker_password: must not contain spaces"),
     ({"kafka_broker_internal_security_protocol": "SSL", "kafka_broker_tls_certificates": "provided",
       "kafka_broker_tls_ca_file": "/nonexistent/ca.crt"},
-     "An SSL listener needs a CA, a certificate and a key: kafka_broker_tls_cert_file: not set; "
-     "kafka_broker_tls_key_file: not set; kafka_broker_tls_ca_file: no such file on the controller"),
+     "An SSL listener (or kafka_broker_jmx_tls) needs a CA, a certificate and a key: "
+     "kafka_broker_tls_cert_file: not set; kafka_broker_tls_key_file: not set; "
+     "kafka_broker_tls_ca_file: no such file on the controller"),
     ({"kafka_broker_authorizer_enabled": True},
      "kafka_broker_authorizer_enabled: the INTERNAL and EXTERNAL listener(s) do not identify clients"),
     ({"kafka_broker_jmx_bind_address": "0.0.0.0"},
      "kafka_broker_jmx_bind_address ('0.0.0.0') other than loopback needs kafka_broker_jmx_password"),
     ({"zookeeper_sasl_users": {"kafka": ""}},
      "zookeeper_sasl_users: each user name must be letters"),
+    ({"kafka_broker_jmx_tls": True, "kafka_broker_jmx_password": "Monitor-Pass"},
+     "kafka_broker_jmx_tls (True) needs kafka_broker_jmx_password and kafka_broker_jmx_tls_keystore_password"),
+    ({"zookeeper_quorum_tls": True, "zookeeper_tls_certificates": "provided", "zookeeper_tls_key_file": "/nonexistent"},
+     "zookeeper_quorum_tls (or zookeeper_quorum_tls_port_unification) needs a CA, a certificate and a key for every "
+     "node: zookeeper_tls_ca_file: not set; zookeeper_tls_cert_file: not set; zookeeper_tls_key_file: no such file"),
+]
+
+# A Kafka without ZooKeeper mode is found out from the installed archive's jars: the archive unpacks
+# into a folder of its own beside the one in use (so the run is not free of changes), and the
+# services' accounts, configuration, units and processes stay as they were.
+ARCHIVE_REFUSALS = [
+    ({"kafka_distribution_archive_src": "{{ kafkaops_cache_dir }}/kafka_2.13-4.3.1.tgz"},
+     "kafka_distribution_archive_src / kafka_distribution_archive_url: Kafka 4.3.1 carries no ZooKeeper "
+     "(removed in 4.0)"),
 ]
 
 # The cluster scenario runs inventories/example over SSH, on nodes that do not resolve each other's
@@ -107,7 +122,7 @@ def default_refusals():
     before = _snapshot(node)
     environment = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(PROJECT, ".cache", "collections"),
                        ANSIBLE_CONFIG=os.path.join(PROJECT, "ansible.cfg"))
-    outcomes = _run_site_at_once([extra_vars for extra_vars, unused in BAD_INPUTS], environment)
+    outcomes = _run_site_at_once([extra_vars for extra_vars, unused in BAD_INPUTS + ARCHIVE_REFUSALS], environment)
     return before, outcomes, _snapshot(node)
 
 
@@ -117,6 +132,16 @@ def test_bad_input_is_refused_before_any_change(default_refusals, case):
     before, outcomes, after = default_refusals
     assert all(before[1].values()) and "0" not in before[1].values()
     _check_refused(outcomes[case], BAD_INPUTS[case][1])
+    assert after == before
+
+
+@pytest.mark.scenarios("default")
+@pytest.mark.parametrize("case", range(len(ARCHIVE_REFUSALS)), ids=[case[1][-40:] for case in ARCHIVE_REFUSALS])
+def test_a_kafka_without_zookeeper_mode_is_refused_before_the_services_change(default_refusals, case):
+    before, outcomes, after = default_refusals
+    code, output = outcomes[len(BAD_INPUTS) + case]
+    assert code != 0
+    assert ARCHIVE_REFUSALS[case][1] in output, output[-3000:]
     assert after == before
 
 
