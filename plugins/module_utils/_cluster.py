@@ -18,6 +18,8 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin impo
 
 # Where a topic config value comes from when it was set on the topic itself.
 TOPIC_OVERRIDE_SOURCE = "DYNAMIC_TOPIC_CONFIG"
+# DescribeQuorum: brokers of a KRaft cluster advertise it in ApiVersions, ZooKeeper-mode brokers do not.
+DESCRIBE_QUORUM_API_KEY = 55
 
 
 def read_brokers(client):
@@ -26,6 +28,35 @@ def read_brokers(client):
     brokers = sorted((dict(id=broker["broker_id"], host=broker["host"], port=broker["port"], rack=broker.get("rack"))
                       for broker in described["brokers"]), key=lambda broker: broker["id"])
     return dict(cluster_id=described.get("cluster_id"), controller_id=described.get("controller_id"), brokers=brokers)
+
+
+def read_quorum(client):
+    """(mode, quorum): ("zookeeper", None), or ("kraft", the metadata quorum as DescribeQuorum tells it).
+
+    The quorum: leader_id, leader_epoch, high_watermark, and voters and observers, each a list of
+    {id, log_end_offset, lag, last_caught_up_timestamp} sorted by id, where lag is how many records of
+    the metadata log the replica is behind the high watermark (None when its offset is unknown).
+    """
+    if not any(int(key) == DESCRIBE_QUORUM_API_KEY for key in client.api_versions()):
+        return "zookeeper", None
+    described = client.describe_metadata_quorum()
+    partition = described["topics"][0]["partitions"][0]
+    if partition.get("error"):
+        raise KafkaAdminError("describing the metadata quorum failed: %s" % partition["error"])
+    high_watermark = partition["high_watermark"]
+
+    def replica(state):
+        offset = state["log_end_offset"]
+        return dict(id=state["replica_id"], log_end_offset=offset,
+                    lag=max(0, high_watermark - offset) if offset >= 0 else None,
+                    last_caught_up_timestamp=state.get("last_caught_up_timestamp"))
+
+    def replicas(states):
+        return sorted((replica(state) for state in states), key=lambda item: item["id"])
+
+    return "kraft", dict(leader_id=partition["leader_id"], leader_epoch=partition["leader_epoch"],
+                         high_watermark=high_watermark, voters=replicas(partition["current_voters"]),
+                         observers=replicas(partition["observers"]))
 
 
 def read_topics(client, topics=None, include_internal=False, missing_ok=False):
@@ -120,6 +151,7 @@ def run_cluster_info(module, client):
     """kafka_cluster_info: the cluster, its topics and the optional configs and sizes, in module.result."""
     params = module.params
     result = read_brokers(client)
+    result["mode"], result["quorum"] = read_quorum(client)
     partitions_by_topic = read_topics(client, params["topics"], params["include_internal"])
     under_replicated, offline = summarize_topics(partitions_by_topic)
     topics = {}

@@ -12,7 +12,9 @@ module: kafka_cluster_info
 short_description: Read a Kafka cluster's brokers, topics, replicas, reassignments and sizes
 version_added: "0.1.0"
 description:
-  - Returns the cluster id, the controller and the live brokers (id, host, port, rack); per topic the
+  - Returns the cluster id, the controller and the live brokers (id, host, port, rack); whether the
+    cluster runs in KRaft or ZooKeeper mode and, in KRaft mode, its metadata quorum (leader, voters,
+    observers and how far each is behind); per topic the
     partitions with leader, replicas and in-sync replicas; the under-replicated and offline partitions;
     and the reassignments in progress.
   - Optionally the configs set on each topic and the size of every partition replica on disk
@@ -74,10 +76,30 @@ cluster_id:
   type: str
   sample: g0rjzhLITpCuyBKXIGf2BA
 controller_id:
-  description: Id of the controller broker.
+  description:
+    - Id of the controller broker in ZooKeeper mode. In KRaft mode brokers name one of the brokers here
+      (clients' requests for the controller go to it and are forwarded); the active controller is
+      RV(quorum.leader_id).
   returned: always
   type: int
   sample: 2
+mode:
+  description: C(kraft) when the brokers answer DescribeQuorum (they advertise it in ApiVersions), else C(zookeeper).
+  returned: always
+  type: str
+  sample: kraft
+quorum:
+  description:
+    - In KRaft mode, the metadata quorum; null in ZooKeeper mode.
+    - C(leader_id), C(leader_epoch) and C(high_watermark) of the metadata log, and C(voters) and C(observers)
+      (brokers, and controllers not yet voters), each a list of C(id), C(log_end_offset), C(lag) (records
+      behind the high watermark; null when unknown) and C(last_caught_up_timestamp) (milliseconds; -1 when
+      unknown), sorted by id.
+  returned: always
+  type: dict
+  sample: {leader_id: 3001, leader_epoch: 4, high_watermark: 812,
+           voters: [{id: 3001, log_end_offset: 812, lag: 0, last_caught_up_timestamp: 1795488553590}],
+           observers: [{id: 1, log_end_offset: 812, lag: 0, last_caught_up_timestamp: -1}]}
 brokers:
   description: Live brokers, sorted by id.
   returned: always

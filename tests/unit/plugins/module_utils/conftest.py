@@ -48,6 +48,8 @@ class FakeCluster:
         self.moving = dict(moving or {})
         self.sizes = dict(sizes or {})
         self.isr = {}
+        # A KRaft cluster's DescribeQuorum answer, in kafka-python's shape; None in ZooKeeper mode.
+        self.quorum = None
         self.calls = []
         self.clients = []
 
@@ -86,6 +88,14 @@ class FakeAdminClient:
         self.closed = True
 
     # ---- reads
+
+    def api_versions(self):
+        """The API keys the brokers advertise; a KRaft cluster's include DescribeQuorum (55)."""
+        return dict((key, (0, 2)) for key in ([0, 1, 3, 18, 19] + ([55] if self.cluster.quorum else [])))
+
+    def describe_metadata_quorum(self):
+        self._record("describe_metadata_quorum")
+        return self.cluster.quorum
 
     def describe_cluster(self):
         self._record("describe_cluster")

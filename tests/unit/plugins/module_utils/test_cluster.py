@@ -27,7 +27,36 @@ def test_the_cluster_is_read_alike_in_check_mode_and_never_changed(run_module, c
     assert result["reassignments"] == [dict(topic="audit", partition=0, replicas=[1, 2], adding_replicas=[1],
                                             removing_replicas=[2])]
     assert result["under_replicated_partitions"] == [] and result["offline_partitions"] == []
+    assert result["mode"] == "zookeeper" and result["quorum"] is None
+    assert cluster.requests("describe_metadata_quorum") == []
     assert cluster.writes() == [] and all(client.closed for client in cluster.clients)
+
+
+def _replica(replica_id, log_end_offset, caught_up=1795488553590):
+    return dict(replica_id=replica_id, replica_directory_id="AAAAAAAAAAAAAAAAAAAAAA", log_end_offset=log_end_offset,
+                last_fetch_timestamp=caught_up, last_caught_up_timestamp=caught_up)
+
+
+def test_a_kraft_cluster_reports_its_quorum_with_each_replicas_lag(run_module, cluster):
+    cluster.quorum = dict(topics=[dict(topic_name="__cluster_metadata", partitions=[dict(
+        partition_index=0, leader_id=3002, leader_epoch=7, high_watermark=812, error=None,
+        current_voters=[_replica(3002, 812), _replica(3001, 800), _replica(3003, -1, -1)],
+        observers=[_replica(2, 812), _replica(1, 790)])])], nodes=[])
+    result = run_module(kafka_cluster_info.main, SERVERS, cluster)
+    assert result["mode"] == "kraft"
+    quorum = result["quorum"]
+    assert (quorum["leader_id"], quorum["leader_epoch"], quorum["high_watermark"]) == (3002, 7, 812)
+    assert [(voter["id"], voter["lag"]) for voter in quorum["voters"]] == [(3001, 12), (3002, 0), (3003, None)]
+    assert [(observer["id"], observer["lag"]) for observer in quorum["observers"]] == [(1, 22), (2, 0)]
+    assert cluster.writes() == []
+
+
+def test_a_quorum_that_cannot_be_described_fails_with_the_reason(run_module, cluster):
+    cluster.quorum = dict(topics=[dict(topic_name="__cluster_metadata", partitions=[dict(
+        partition_index=0, leader_id=-1, leader_epoch=0, high_watermark=0, current_voters=[], observers=[],
+        error="NotLeaderOrFollowerError: ")])], nodes=[])
+    result = run_module(kafka_cluster_info.main, SERVERS, cluster)
+    assert result["failed"] and "describing the metadata quorum failed: NotLeaderOrFollowerError" in result["msg"]
 
 
 def test_configs_and_sizes_are_read_when_asked(run_module, cluster):
