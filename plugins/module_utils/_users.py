@@ -74,6 +74,25 @@ def scram_alterations(changes):
     return alterations
 
 
+def alteration_rounds(alterations):
+    """The alterations split into requests that each alter a user at most once, in their order.
+
+    A KRaft controller refuses a request that names one user twice ("A user credential cannot be
+    altered twice in the same request"), which setting both SCRAM mechanisms of a user, or replacing
+    one with the other, does; a ZooKeeper-mode controller takes it. The n-th round holds each user's
+    n-th alteration, so a plan for many users with one mechanism each is still one request.
+    """
+    rounds = []
+    seen = {}
+    for alteration in alterations:
+        index = seen.get(alteration.user, 0)
+        seen[alteration.user] = index + 1
+        if index == len(rounds):
+            rounds.append([])
+        rounds[index].append(alteration)
+    return rounds
+
+
 def _result_errors(response):
     return [kafka_errors.for_code(result.error_code) for result in response.results]
 
@@ -152,7 +171,11 @@ def run_user(module, client, desired):
         if changes["changed"] and not module.check_mode:
             alterations = scram_alterations(changes)
             hidden.update(hidden_values(alterations))
-            refused = alter_credentials(client, alterations)
+            for alterations_round in alteration_rounds(alterations):
+                # A user refused once is not altered further: its later alterations assumed the earlier.
+                pending = [item for item in alterations_round if item.user not in refused]
+                if pending:
+                    refused.update(alter_credentials(client, pending))
         _report(module, changes, refused)
         if refused:
             raise KafkaAdminError("the cluster refused the SCRAM credentials of %s" % "; ".join(

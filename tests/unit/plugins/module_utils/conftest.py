@@ -22,6 +22,8 @@ TOPIC_ALREADY_EXISTS = 36
 INVALID_CONFIG = 40
 NO_REASSIGNMENT_IN_PROGRESS = 85
 UNACCEPTABLE_CREDENTIAL = 93
+# DUPLICATE_RESOURCE: a request that names one user twice.
+DUPLICATE_RESOURCE = 92
 # Requests that change the cluster (unless sent with validate_only).
 WRITES = frozenset(["create_topics", "create_partitions", "alter_configs", "delete_topics",
                     "alter_partition_reassignments", "elect_leaders"])
@@ -364,6 +366,15 @@ class FakeScramAdminClient(FakeAdminClient):
         self._record("alter_user_scram_credentials", alterations=[
             ("delete", name, mechanism, None) for name, mechanism in deletions] + [
             ("upsert", name, mechanism, iterations) for name, mechanism, iterations, unused, unused in upsertions])
+        # As a KRaft controller answers (a ZooKeeper-mode one is laxer): a user named twice in one
+        # request is refused whole, and none of that user's alterations is applied.
+        named = [deletion[0] for deletion in deletions] + [upsertion[0] for upsertion in upsertions]
+        twice = dict((name, "A user credential cannot be altered twice in the same request")
+                     for name in named if named.count(name) > 1)
+        if twice:
+            return SimpleNamespace(results=[SimpleNamespace(user=name, error_code=DUPLICATE_RESOURCE,
+                                                            error_message=message)
+                                            for name, message in sorted(twice.items())])
         results = {}
         for name, mechanism in deletions:
             if name not in self.cluster.refuse:
