@@ -13,7 +13,7 @@ export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.cache/collections
 COLLECTION_LINK := .cache/collections/ansible_collections/kafkaops/cluster
 SCENARIOS := default multi-broker cluster resilience secure
 
-.PHONY: help venv collection engine image archive prerequisites demo lint sanity unit artifact changelog-release molecule test clean
+.PHONY: help venv collection engine image archive prerequisites demo lint sanity unit artifact integration-kraft changelog-release molecule test clean
 
 help:
 	@echo "make demo    a 3-node ZooKeeper + Kafka cluster in local containers, grown to 4 brokers, verified"
@@ -99,6 +99,15 @@ sanity: $(SANITY_VENV)/.installed
 unit: venv archive
 	python -m pytest -q tests/unit
 
+# The admin modules' integration tests (tests/integration, verify included) against Kafka 4.x in KRaft
+# mode: three combined nodes and a broker as JVMs on loopback (scripts/kraft-host-cluster.sh), no
+# containers. The cluster scenario runs the same tests in ZooKeeper mode.
+integration-kraft: venv collection archive
+	bash scripts/kraft-host-cluster.sh start
+	KAFKAOPS_BOOTSTRAP_SERVERS=$$(bash scripts/kraft-host-cluster.sh servers) python -m pytest -q -p no:cacheprovider \
+	  tests/integration || { bash scripts/kraft-host-cluster.sh stop; exit 1; }
+	bash scripts/kraft-host-cluster.sh stop
+
 # Each scenario's log is kept in .cache/logs; after a failure, what failed is printed last, below the teardown.
 # The cluster scenario runs the installed artifact (.cache/installed), so it is built and checked first.
 molecule: prerequisites artifact
@@ -130,10 +139,11 @@ changelog-release: venv
 	git rm -qf changelogs/fragments/*.yml
 	rm -rf $(CHANGELOG_ROOT)
 
-test: lint unit artifact molecule
+test: lint unit artifact integration-kraft molecule
 	@echo "make test: all passed"
 
 clean:
+	-bash scripts/kraft-host-cluster.sh stop
 	-$(BIN)/ansible-playbook playbooks/local_containers.yml -e local_containers_state=absent 2>/dev/null
 	-for scenario in $(SCENARIOS); do $(BIN)/molecule destroy -s $$scenario >/dev/null 2>&1; done
 	-docker ps -aq --filter label=kafkaops.cluster | xargs -r docker rm -f
