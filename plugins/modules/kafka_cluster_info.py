@@ -79,7 +79,7 @@ controller_id:
   description:
     - Id of the controller broker in ZooKeeper mode. In KRaft mode brokers name one of the brokers here
       (clients' requests for the controller go to it and are forwarded); the active controller is
-      RV(quorum.leader_id).
+      C(quorum.leader_id).
   returned: always
   type: int
   sample: 2

@@ -108,36 +108,41 @@ def test_a_user_with_acls_writes_and_reads(as_user, scenario_variables):
     assert (record.offset, record.value) == (written.offset, marker)
 
 
-@pytest.mark.parametrize("path", ["/brokers/ids/99", "/brokers/topics/orders/partitions/99", "/config/topics/intruder",
-                                  "/config/users/eve", "/config/changes/config_change_9999999999"])
-def test_an_anonymous_zookeeper_client_cannot_create_under_brokers_or_config(inventory, path):
-    client = KazooClient(hosts=",".join("%s:2181" % host_address(name) for name in inventory.get_hosts("zookeeper")),
-                         timeout=10)
+@pytest.fixture
+def anonymous_zookeeper(inventory, scenario_variables):
+    """(a ZooKeeper client that has not logged in, rooted at Kafka's chroot, the chroot)."""
+    chroot = scenario_variables.get("kafka_broker_zookeeper_chroot") or ""
+    client = KazooClient(hosts=",".join("%s:2181" % host_address(name) for name in inventory.get_hosts("zookeeper"))
+                         + chroot, timeout=10)
     client.start(timeout=30)
     try:
-        with pytest.raises(NoAuthError) as refused:
-            client.create(path, b"anonymous")
-        print("\nanonymous ZooKeeper client, create %s: %r" % (path, refused.value))
+        yield client, chroot
     finally:
         client.stop()
         client.close()
+
+
+# /intruder sits right under the chroot, which the role made before any broker started (for the SCRAM
+# users) with the ACL a broker gives it.
+@pytest.mark.parametrize("path", ["/intruder", "/brokers/ids/99", "/brokers/topics/orders/partitions/99",
+                                  "/config/topics/intruder", "/config/users/eve",
+                                  "/config/changes/config_change_9999999999"])
+def test_an_anonymous_zookeeper_client_cannot_create_under_brokers_or_config(anonymous_zookeeper, path):
+    client, chroot = anonymous_zookeeper
+    with pytest.raises(NoAuthError) as refused:
+        client.create(path, b"anonymous")
+    print("\nanonymous ZooKeeper client, create %s%s: %r" % (chroot, path, refused.value))
 
 
 @pytest.mark.parametrize("path", ["/brokers/topics/orders", "/config/topics/orders", "/brokers/ids/1"])
-def test_an_anonymous_zookeeper_client_cannot_delete_or_change_kafkas_znodes(inventory, path):
-    client = KazooClient(hosts=",".join("%s:2181" % host_address(name) for name in inventory.get_hosts("zookeeper")),
-                         timeout=10)
-    client.start(timeout=30)
-    try:
-        assert client.exists(path), "%s should exist" % path
-        with pytest.raises(NoAuthError) as refused:
-            client.delete(path, recursive=False)
-        with pytest.raises(NoAuthError):
-            client.set(path, b"anonymous")
-        print("\nanonymous ZooKeeper client, delete %s: %r" % (path, refused.value))
-    finally:
-        client.stop()
-        client.close()
+def test_an_anonymous_zookeeper_client_cannot_delete_or_change_kafkas_znodes(anonymous_zookeeper, path):
+    client, chroot = anonymous_zookeeper
+    assert client.exists(path), "%s%s should exist" % (chroot, path)
+    with pytest.raises(NoAuthError) as refused:
+        client.delete(path, recursive=False)
+    with pytest.raises(NoAuthError):
+        client.set(path, b"anonymous")
+    print("\nanonymous ZooKeeper client, delete %s%s: %r" % (chroot, path, refused.value))
 
 
 def test_jmx_answers_on_loopback_only(brokers):
