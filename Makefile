@@ -11,7 +11,7 @@ export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 # Molecule and ansible-lint find the collection through this path.
 export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.cache/collections
 COLLECTION_LINK := .cache/collections/ansible_collections/kafkaops/cluster
-SCENARIOS := default multi-broker cluster resilience secure
+SCENARIOS := default combined kraft multi-broker cluster resilience secure
 
 .PHONY: help venv collection engine image archive prerequisites demo lint sanity unit artifact integration-kraft changelog-release molecule test clean
 
@@ -46,20 +46,22 @@ prerequisites: venv collection engine image archive
 
 # The demo's files (manifest, plan, report) land here.
 DEMO_DIR := $(CURDIR)/.cache/demo
+# ZooKeeper mode on Kafka 3.9 by default; inventories/local-kraft runs KRaft on Kafka 4.x.
+DEMO_INVENTORY ?= inventories/local
 
 # A cluster of three in local containers, then the whole round an operator runs: verifiable records,
 # a fourth broker with a throttled reassignment onto it, and the Spark job proving nothing was lost.
 # A new seed per run writes new records, so the demo can be run again on the same cluster.
 demo: prerequisites
 	mkdir -p $(DEMO_DIR)
-	ansible-playbook playbooks/local_containers.yml
-	ansible-playbook -i inventories/local playbooks/site.yml
-	ansible-playbook -i inventories/local playbooks/produce.yml -e topic=orders -e records=200000 \
+	ansible-playbook -i $(DEMO_INVENTORY) playbooks/local_containers.yml
+	ansible-playbook -i $(DEMO_INVENTORY) playbooks/site.yml
+	ansible-playbook -i $(DEMO_INVENTORY) playbooks/produce.yml -e topic=orders -e records=200000 \
 	  -e seed=$$(date +%s) -e manifest=$(DEMO_DIR)/orders-manifest.json -e spark_master='local[2]'
-	ansible-playbook -i inventories/local playbooks/scale_out.yml -e broker_list=1,2,3,4 \
+	ansible-playbook -i $(DEMO_INVENTORY) playbooks/scale_out.yml -e broker_list=1,2,3,4 \
 	  -e '{"topics": ["orders", "myTopic"]}' -e reassignment_throttle=10485760 \
 	  -e plan_file=$(DEMO_DIR)/reassignment-plan.json
-	ansible-playbook -i inventories/local playbooks/verify.yml -e manifests=$(DEMO_DIR)/orders-manifest.json \
+	ansible-playbook -i $(DEMO_INVENTORY) playbooks/verify.yml -e manifests=$(DEMO_DIR)/orders-manifest.json \
 	  -e report=$(DEMO_DIR)/verify-report.json -e spark_master='local[2]'
 	@bash scripts/print-cluster.sh
 

@@ -116,3 +116,15 @@ def settled(read, holds, timeout=120, interval=2):
         time.sleep(interval)
         reading = read()
     return reading
+
+
+def check_every_acknowledged_record(saved):
+    """The Spark job's report (verify-report.json) against both producers' manifests (bulk and steady):
+    every acknowledged record there once, in order, intact, with no offset holes."""
+    report = saved("verify-report.json")
+    acknowledged = saved("bulk-manifest.json")["acknowledged"] + saved("steady-manifest.json")["acknowledged"]
+    assert (report["lost"], report["duplicates"], report["out_of_order"], report["corrupt"],
+            report["offset_gaps"]) == (0, 0, 0, 0, 0), report["examples"]
+    assert report["ok"] is True
+    assert saved("steady-manifest.json")["acknowledged"] > 0
+    assert report["records"] >= acknowledged > 0

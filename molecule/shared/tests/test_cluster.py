@@ -8,6 +8,7 @@ import os
 import time
 import uuid
 
+import pytest
 import testinfra.utils.ansible_runner
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.admin import KafkaAdminClient, NewTopic
@@ -18,7 +19,9 @@ from live_cluster import (broker_instances, client_settings, expected_broker_ids
 RUNNER = testinfra.utils.ansible_runner.AnsibleRunner(os.environ["MOLECULE_INVENTORY_FILE"])
 ZOOKEEPER_HOSTS = RUNNER.get_hosts("zookeeper")
 # After the side effects of the cluster and resilience scenarios, the spare and new hosts are brokers too.
-BROKER_HOSTS = RUNNER.get_hosts("kafka_broker") + RUNNER.get_hosts("spare_broker") + RUNNER.get_hosts("new_broker")
+# After the kraft scenario's side effect, its joiner is a broker too.
+BROKER_HOSTS = (RUNNER.get_hosts("kafka_broker") + RUNNER.get_hosts("spare_broker") + RUNNER.get_hosts("new_broker")
+                + RUNNER.get_hosts("kraft_joiner"))
 testinfra_hosts = sorted(set(ZOOKEEPER_HOSTS + BROKER_HOSTS))
 # How the scenario's clients log in (nothing for PLAINTEXT).
 CLIENT = client_settings()
@@ -70,10 +73,16 @@ def test_brokers_run_and_listen(host):
         assert host.socket("tcp://0.0.0.0:%d" % port).is_listening
         assert host.socket("tcp://0.0.0.0:%d" % (port + 10000)).is_listening
         properties = host.file("/etc/kafka/broker-%d/server.properties" % broker_id).content_string
-        assert "broker.id=%d\n" % broker_id in properties
+        # ZooKeeper mode names the broker broker.id, KRaft node.id.
+        assert "broker.id=%d\n" % broker_id in properties or "node.id=%d\n" % broker_id in properties
         assert "auto.create.topics.enable=false\n" in properties
 
 
+# The scenarios that run ZooKeeper (kraft runs none: test_zookeeper_runs_and_answers_ruok checks that).
+ZOOKEEPER_SCENARIOS = ("default", "multi-broker", "cluster", "resilience", "secure")
+
+
+@pytest.mark.scenarios(*ZOOKEEPER_SCENARIOS)
 def test_ensemble_has_exactly_one_leader():
     modes = []
     for name in ZOOKEEPER_HOSTS:
@@ -87,6 +96,7 @@ def test_ensemble_has_exactly_one_leader():
     assert modes.count("follower") == len(ZOOKEEPER_HOSTS) - 1
 
 
+@pytest.mark.scenarios(*ZOOKEEPER_SCENARIOS)
 def test_every_broker_is_registered_in_zookeeper():
     chroot = RUNNER.get_variables(BROKER_HOSTS[0]).get("kafka_broker_zookeeper_chroot") or ""
     client = KazooClient(hosts=",".join("%s:2181" % host_address(name) for name in ZOOKEEPER_HOSTS), timeout=10)

@@ -1,0 +1,211 @@
+"""KRaft: the controllers' quorum, the brokers in it, storage formatted once, and refusals that change nothing.
+
+After the kraft scenario's side effect (join.yml) its seventh node is a fourth controller and a fourth
+broker. The quorum is asked through the brokers (they forward DescribeQuorum to the controllers).
+"""
+
+import json
+import os
+import subprocess
+
+import pytest
+import testinfra
+import testinfra.utils.ansible_runner
+from kafka.admin import KafkaAdminClient
+from live_cluster import (bootstrap, check_every_acknowledged_record, describe, replica_and_leader_counts, settled,
+                          throttle_configs_left, under_replicated)
+
+pytestmark = pytest.mark.scenarios("kraft")
+
+INVENTORY = os.environ["MOLECULE_INVENTORY_FILE"]
+PROJECT = os.environ.get("MOLECULE_PROJECT_DIRECTORY", os.getcwd())
+RUNNER = testinfra.utils.ansible_runner.AnsibleRunner(INVENTORY)
+JOINER = RUNNER.get_hosts("kraft_joiner")
+CONTROLLER_HOSTS = RUNNER.get_hosts("kafka_controller") + JOINER
+BROKER_HOSTS = RUNNER.get_hosts("kafka_broker") + JOINER
+# The kraft scenario's inventory gives every id (read in the checks: other scenarios' hosts have none).
+CONTROLLER_IDS = []
+BROKER_IDS = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _ids():
+    CONTROLLER_IDS[:] = sorted(int(RUNNER.get_variables(name)["kafka_controller_node_id"]) for name in CONTROLLER_HOSTS)
+    BROKER_IDS[:] = sorted(int(RUNNER.get_variables(name)["kafka_broker_id"]) for name in BROKER_HOSTS)
+
+
+META_FILES = {"controller": "/var/lib/kafka/controller-metadata/meta.properties"}
+
+
+def _node(name):
+    return testinfra.get_host(name, ansible_inventory=INVENTORY, connection="ansible")
+
+
+def _meta(name, path):
+    text = _node(name).file(path).content_string
+    return dict(line.split("=", 1) for line in text.splitlines() if "=" in line and not line.startswith("#"))
+
+
+def _quorum():
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap(RUNNER.get_hosts("kafka_broker")), request_timeout_ms=30000)
+    try:
+        return admin.describe_metadata_quorum()["topics"][0]["partitions"][0]
+    finally:
+        admin.close()
+
+
+def test_the_quorum_has_every_controller_as_a_voter_and_a_leader():
+    # The joined controller was added as a voter (KIP-853 add-controller) by site.yml.
+    partition = settled(_quorum, lambda found: sorted(voter["replica_id"] for voter in found["current_voters"])
+                        == CONTROLLER_IDS and found["leader_id"] in CONTROLLER_IDS)
+    assert sorted(voter["replica_id"] for voter in partition["current_voters"]) == CONTROLLER_IDS
+    assert partition["leader_id"] in CONTROLLER_IDS
+    # Brokers follow the metadata log as observers, the joined one too.
+    assert sorted(observer["replica_id"] for observer in partition["observers"]) == BROKER_IDS
+
+
+def test_every_broker_is_registered_and_unfenced():
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap(RUNNER.get_hosts("kafka_broker")), request_timeout_ms=30000)
+    try:
+        # Metadata lists unfenced brokers only.
+        brokers = settled(lambda: sorted(broker["broker_id"] for broker in admin.describe_cluster()["brokers"]),
+                          lambda found: found == BROKER_IDS)
+    finally:
+        admin.close()
+    assert brokers == BROKER_IDS
+
+
+def test_controllers_run_on_their_own_and_no_zookeeper_anywhere():
+    for name in CONTROLLER_HOSTS:
+        node = _node(name)
+        assert node.service("kafka-controller").is_running, name
+        assert node.service("kafka-controller").is_enabled, name
+        assert node.socket("tcp://0.0.0.0:9093").is_listening, name
+        properties = node.file("/etc/kafka/controller/server.properties").content_string
+        assert "process.roles=controller\n" in properties
+        assert "controller.quorum.bootstrap.servers=" in properties
+        assert not node.service("zookeeper").is_running
+    for name in BROKER_HOSTS:
+        properties = _node(name).file(
+            "/etc/kafka/broker-%s/server.properties" % RUNNER.get_variables(name)["kafka_broker_id"]).content_string
+        assert "process.roles=broker\n" in properties
+        assert "zookeeper.connect" not in properties
+
+
+def test_every_node_is_formatted_once_for_one_cluster():
+    clusters = set()
+    for name in CONTROLLER_HOSTS:
+        meta = _meta(name, META_FILES["controller"])
+        assert int(meta["node.id"]) == int(RUNNER.get_variables(name)["kafka_controller_node_id"])
+        clusters.add(meta["cluster.id"])
+    for name in BROKER_HOSTS:
+        broker_id = int(RUNNER.get_variables(name)["kafka_broker_id"])
+        meta = _meta(name, "/var/lib/kafka/broker-%d/meta.properties" % broker_id)
+        assert int(meta["node.id"]) == broker_id
+        clusters.add(meta["cluster.id"])
+    assert len(clusters) == 1, clusters
+
+
+def _snapshot():
+    state = {}
+    for name in CONTROLLER_HOSTS + BROKER_HOSTS:
+        node = _node(name)
+        for unit in ("kafka-controller", "kafka-broker-%s" % RUNNER.get_variables(name).get("kafka_broker_id", "")):
+            state[(name, unit)] = node.run("systemctl show --property=MainPID --value %s" % unit).stdout.strip()
+        for path in (META_FILES["controller"], "/etc/kafka/controller/server.properties"):
+            state[(name, path)] = node.file(path).sha256sum if node.file(path).exists else None
+    return state
+
+
+def test_another_cluster_id_is_refused_and_changes_nothing():
+    """A controller is never formatted again: a cluster id other than the one on disk stops the run in
+    preflight, naming the variable, with every service and file as it was."""
+    before = _snapshot()
+    environment = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(PROJECT, ".cache", "collections"),
+                       ANSIBLE_CONFIG=os.path.join(PROJECT, "ansible.cfg"),
+                       ANSIBLE_NOCOLOR="1", ANSIBLE_FORCE_COLOR="0")
+    run = subprocess.run(["ansible-playbook", "-i", INVENTORY, "kafkaops.cluster.site",
+                          "-e", json.dumps({"kafka_controller_cluster_id": "AAAAAAAAAAAAAAAAAAAAAg"})],
+                         env=environment, capture_output=True, text=True, timeout=600, check=False)
+    output = " ".join((run.stdout + run.stderr).split())
+    assert run.returncode != 0
+    assert "kafka_controller_cluster_id: storage formatted for another cluster than AAAAAAAAAAAAAAAAAAAAAg" in output, \
+        output[-3000:]
+    assert "changed=0" in output and "changed=1" not in output
+    assert _snapshot() == before
+
+
+def test_the_join_restarted_nothing_that_ran(saved):
+    """join.yml saved each running service's main PID from before and after the new node joined."""
+    for name in RUNNER.get_hosts("kafka_controller") + RUNNER.get_hosts("kafka_broker"):
+        pids = saved("pids-%s.json" % name)
+        assert int(pids["before"]) > 0, name
+        assert pids["after"] == pids["before"], name
+
+
+@pytest.mark.scenarios("combined")
+def test_a_combined_broker_is_the_quorum_s_voter_and_leader():
+    partition = settled(_quorum, lambda found: found["leader_id"] == BROKER_IDS[0])
+    assert [voter["replica_id"] for voter in partition["current_voters"]] == BROKER_IDS
+    assert partition["leader_id"] == BROKER_IDS[0]
+    properties = _node(BROKER_HOSTS[0]).file("/etc/kafka/broker-%d/server.properties" % BROKER_IDS[0]).content_string
+    assert "process.roles=broker,controller\n" in properties
+    assert "CONTROLLER://" in properties
+
+
+def test_the_rolling_restart_took_the_controllers_one_at_a_time_the_leader_last(saved):
+    """join.yml ran playbooks/rolling_restart.yml on the four controllers after the join."""
+    restarts = [saved("controller-restart-%s.json" % name) for name in CONTROLLER_HOSTS]
+    leader = restarts[0]["leader_before"]
+    assert leader in CONTROLLER_IDS
+    for restart in restarts:
+        assert restart["leader_before"] == leader
+        if restart["pid_before_restart"] is not None:
+            assert restart["pid"] != restart["pid_before_restart"], restart
+    order = [restart["node_id"] for restart in sorted(restarts, key=lambda restart: restart["started"])]
+    assert order[-1] == leader, order
+    assert sorted(order) == CONTROLLER_IDS
+
+
+def test_every_acknowledged_record_is_there_once_in_order_and_intact(saved):
+    """The Spark job read the topic after the join, the move under a killed controller and the rolling restart."""
+    check_every_acknowledged_record(saved)
+
+
+def test_the_move_finished_despite_the_killed_controller_with_the_fewest_moves(saved, scenario_variables):
+    summary = saved("reassignment-summary.json")
+    assert summary["replica_moves"] == summary["lower_bound"] > 0
+    move = saved("reassignment.json")
+    assert move["moving_at_kill"] > 0
+    assert move["victim"] in CONTROLLER_IDS
+    assert move["leader_after_kill"] in CONTROLLER_IDS
+    finished = move["rerun"] or move["first_run"]
+    assert not finished.get("failed"), finished.get("msg")
+    assert finished["moved"] > 0
+    assert finished["election_failed"] == [] and not finished.get("election_error"), finished
+    topic = scenario_variables["kraft_topic"]
+    servers = bootstrap(BROKER_HOSTS)
+    brokers, partitions = settled(lambda: describe(servers, [topic]),
+                                  lambda found: found[0] == BROKER_IDS and not under_replicated(found[1]))
+    assert brokers == BROKER_IDS
+    assert under_replicated(partitions) == []
+    # The planner spreads the replicas evenly, the new broker included.
+    replicas, unused = replica_and_leader_counts(partitions, BROKER_IDS)
+    total, count = sum(replicas.values()), len(BROKER_IDS)
+    assert all(total // count <= replicas[broker] <= -(-total // count) for broker in BROKER_IDS), replicas
+    left = settled(lambda: throttle_configs_left(servers, BROKER_IDS, [topic]), lambda found: found == [])
+    assert left == []
+
+
+def test_print_the_figures(saved):
+    report, move, summary = saved("verify-report.json"), saved("reassignment.json"), saved("reassignment-summary.json")
+    finished = move["rerun"] or move["first_run"]
+    print("\nKRAFT FIGURES " + json.dumps({
+        "bulk_acknowledged": saved("bulk-manifest.json")["acknowledged"],
+        "steady_acknowledged": saved("steady-manifest.json")["acknowledged"],
+        "records_read": report["records"], "lost": report["lost"],
+        "replica_moves": summary["replica_moves"], "lower_bound": summary["lower_bound"],
+        "killed_controller": move["victim"], "leader_after_kill": move["leader_after_kill"],
+        "moving_at_kill": move["moving_at_kill"], "first_run_failed": bool(move["first_run"].get("failed")),
+        "move_seconds": (finished.get("progress") or [{}])[-1].get("elapsed"),
+    }, sort_keys=True))
