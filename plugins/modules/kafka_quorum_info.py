@@ -232,7 +232,7 @@ def main():
             problem = str(error)
         watch.stop_if_hopeless_or_late(
             time.monotonic() >= deadline,
-            "%s not ready within %d s, asking %s: %s" % (subject, params["timeout"], ", ".join(servers), problem),
+            "%s not ready within %d s, asking %s: %s" % (watch.subject, params["timeout"], ", ".join(servers), problem),
             dict(quorum or {}))
         time.sleep(POLL_PAUSE)
 
