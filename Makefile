@@ -101,9 +101,10 @@ sanity: $(SANITY_VENV)/.installed
 unit: venv archive
 	python -m pytest -q tests/unit
 
-# The admin modules' integration tests (tests/integration, verify included) against Kafka 4.x in KRaft
-# mode: three combined nodes and a broker as JVMs on loopback (scripts/kraft-host-cluster.sh), no
-# containers. The cluster scenario runs the same tests in ZooKeeper mode.
+# A quick loop for working on the admin modules: the integration tests (tests/integration, verify
+# included) against Kafka 4.x in KRaft mode, three combined nodes and a broker as JVMs on loopback
+# (scripts/kraft-host-cluster.sh), no containers. make test runs the same tests in the kraft scenario
+# (a cluster the roles deployed) and in the cluster scenario (ZooKeeper mode).
 integration-kraft: venv collection archive
 	bash scripts/kraft-host-cluster.sh start
 	KAFKAOPS_BOOTSTRAP_SERVERS=$$(bash scripts/kraft-host-cluster.sh servers) python -m pytest -q -p no:cacheprovider \
@@ -141,7 +142,7 @@ changelog-release: venv
 	git rm -qf changelogs/fragments/*.yml
 	rm -rf $(CHANGELOG_ROOT)
 
-test: lint unit artifact integration-kraft molecule
+test: lint unit artifact molecule
 	@echo "make test: all passed"
 
 clean:

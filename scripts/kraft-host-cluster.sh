@@ -6,13 +6,13 @@
 # authorizer is on with User:ANONYMOUS as super user, as the cluster scenario runs it in ZooKeeper mode.
 #
 # Usage: scripts/kraft-host-cluster.sh start|stop|servers
-# Environment: KAFKA_KRAFT_VERSION (default 4.3.1; the archive comes from build-kafka-archive.sh),
+# Environment: KAFKA_KRAFT_VERSION (default 4.4.0; the archive comes from build-kafka-archive.sh),
 #              KAFKAOPS_CACHE (default ~/.cache/kafkaops), KRAFT_HOST_DIR (default .cache/kraft-host),
 #              KRAFT_HOST_HEAP (default 256m, each node)
 # Ports: 39091-39094 (clients), 39191-39193 (controllers), on 127.0.0.1 only.
 set -euo pipefail
 
-version=${KAFKA_KRAFT_VERSION:-4.3.1}
+version=${KAFKA_KRAFT_VERSION:-4.4.0}
 heap=${KRAFT_HOST_HEAP:-256m}
 cache_dir=${KAFKAOPS_CACHE:-$HOME/.cache/kafkaops}
 here=$(cd "$(dirname "$0")/.." && pwd)

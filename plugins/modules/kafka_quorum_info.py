@@ -37,7 +37,7 @@ options:
     type: path
     default: /usr/bin/java
   classpath:
-    description: Classpath of the Kafka distribution, such as C(/opt/kafkaops/kafka_2.13-4.3.1/libs/*).
+    description: Classpath of the Kafka distribution, such as C(/opt/kafkaops/kafka_2.13-4.4.0/libs/*).
     type: str
     required: true
   command_config:
@@ -76,7 +76,7 @@ EXAMPLES = r"""
 - name: Wait until controller 9001 is a voter, caught up; if it does not get there, say why
   kafkaops.cluster.kafka_quorum_info:
     bootstrap_controllers: ["ctl-a.example.net:9093", "ctl-b.example.net:9093", "ctl-c.example.net:9093"]
-    classpath: /opt/kafkaops/kafka_2.13-4.3.1/libs/*
+    classpath: /opt/kafkaops/kafka_2.13-4.4.0/libs/*
     node_id: 9001
     wait: true
     service: kafka-controller
@@ -85,7 +85,7 @@ EXAMPLES = r"""
 - name: Read the quorum
   kafkaops.cluster.kafka_quorum_info:
     bootstrap_controllers: ["ctl-a.example.net:9093"]
-    classpath: /opt/kafkaops/kafka_2.13-4.3.1/libs/*
+    classpath: /opt/kafkaops/kafka_2.13-4.4.0/libs/*
   register: quorum
 
 - name: Show the leader

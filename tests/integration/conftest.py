@@ -30,7 +30,9 @@ def _molecule_bootstrap():
 
     inventory = os.environ["MOLECULE_INVENTORY_FILE"]
     runner = testinfra.utils.ansible_runner.AnsibleRunner(inventory)
-    hosts = runner.get_hosts("kafka_broker") + runner.get_hosts("spare_broker")
+    # Brokers that joined in a side effect are in the scenario's group for them (cluster, resilience, kraft).
+    hosts = [name for group in ("kafka_broker", "spare_broker", "new_broker", "kraft_joiner")
+             for name in runner.get_hosts(group)]
     addresses = []
     for name in hosts:
         host = testinfra.get_host(name, ansible_inventory=inventory, connection="ansible")

@@ -64,8 +64,8 @@ BAD_INPUTS = [
 # into a folder of its own beside the one in use (so the run is not free of changes), and the
 # services' accounts, configuration, units and processes stay as they were.
 ARCHIVE_REFUSALS = [
-    ({"kafka_distribution_archive_src": "{{ kafkaops_cache_dir }}/kafka_2.13-4.3.1.tgz"},
-     "kafka_distribution_archive_src / kafka_distribution_archive_url: Kafka 4.3.1 carries no ZooKeeper "
+    ({"kafka_distribution_archive_src": "{{ kafkaops_cache_dir }}/kafka_2.13-4.4.0.tgz"},
+     "kafka_distribution_archive_src / kafka_distribution_archive_url: Kafka 4.4.0 carries no ZooKeeper "
      "(removed in 4.0)"),
 ]
 

@@ -9,7 +9,7 @@ import zipfile
 import pytest
 
 CACHE = os.environ.get("KAFKAOPS_CACHE", os.path.expanduser("~/.cache/kafkaops"))
-ZOOKEEPER_MODE, KRAFT = "3.9.2", "4.3.1"
+ZOOKEEPER_MODE, KRAFT = "3.9.2", "4.4.0"
 LAYOUTS = {"apache": ("kafka_2.13-%s.tgz", "libs", "config"),
            "confluent": ("confluent-kafka-%s.tgz", "share/java/kafka", "etc/kafka")}
 
