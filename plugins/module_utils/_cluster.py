@@ -14,7 +14,11 @@ try:
 except ImportError:
     ConfigResource = ConfigResourceType = None
 
-from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin import KafkaAdminError, error_name
+from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin import (
+    KafkaAdminError,
+    advertised_api_keys,
+    error_name,
+)
 
 # Where a topic config value comes from when it was set on the topic itself.
 TOPIC_OVERRIDE_SOURCE = "DYNAMIC_TOPIC_CONFIG"
@@ -37,7 +41,7 @@ def read_quorum(client):
     {id, log_end_offset, lag, last_caught_up_timestamp} sorted by id, where lag is how many records of
     the metadata log the replica is behind the high watermark (None when its offset is unknown).
     """
-    if not any(int(key) == DESCRIBE_QUORUM_API_KEY for key in client.api_versions()):
+    if DESCRIBE_QUORUM_API_KEY not in advertised_api_keys(client):
         return "zookeeper", None
     described = client.describe_metadata_quorum()
     partition = described["topics"][0]["partitions"][0]

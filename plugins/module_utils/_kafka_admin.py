@@ -266,3 +266,16 @@ def forget_controller(client):
     """
     if getattr(client, "_controller_id", None) is not None:
         client._controller_id = None  # pylint: disable=protected-access
+
+
+def advertised_api_keys(client):
+    """The numbers of the API keys the brokers advertise.
+
+    kafka-python's api_versions() turns each into its ApiKey enum and fails on a key newer than the
+    library (Kafka 4.4 advertises 93, which 3.0.12 does not know); the numbers are then read from the
+    version data the same call reads.
+    """
+    try:
+        return set(int(key) for key in client.api_versions())
+    except ValueError:
+        return set(int(key) for key in client._manager.broker_version_data.api_versions)  # pylint: disable=protected-access

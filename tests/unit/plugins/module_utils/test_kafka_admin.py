@@ -6,6 +6,7 @@ import pytest
 from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin import (
     AdminClientPool,
     KafkaAdminError,
+    advertised_api_keys,
     failure_details,
     run_side_by_side,
 )
@@ -62,3 +63,26 @@ def test_side_by_side_raises_the_first_failure_after_all_finished():
     with pytest.raises(ValueError, match="batch 1 failed"):
         run_side_by_side(call, [0, 1, 2])
     assert sorted(finished) == [0, 2]
+
+
+class _VersionData:
+    api_versions = {0: (0, 11), 55: (0, 2), 93: (0, 0)}
+
+
+class _NewerBrokers:
+    """A client whose api_versions() fails as kafka-python 3.0.12's does on a key it does not know."""
+
+    _manager = type("Manager", (), {"broker_version_data": _VersionData()})()
+
+    def api_versions(self):
+        raise ValueError("93 is not a valid ApiKey")
+
+
+class _KnownBrokers:
+    def api_versions(self):
+        return {0: (0, 11), 3: (0, 12)}
+
+
+def test_advertised_api_keys_reads_keys_newer_than_the_library():
+    assert advertised_api_keys(_NewerBrokers()) == {0, 55, 93}
+    assert advertised_api_keys(_KnownBrokers()) == {0, 3}
