@@ -5,8 +5,10 @@
 
 It reads the cluster's state, checks the plan against it (the pure checks are in
 _reassignment_moves.py), then throttles, submits in batches, waits, cleans up and elects the
-preferred leaders. Throttles are recorded before they are set and restored in a finally block, so
-a failure or timeout never leaves them behind. run_reassignment is the module's whole run.
+preferred leaders. Throttles are recorded before they are set and restored afterwards, so a failure
+never leaves them behind; a timeout keeps them only on the moves still copying (unthrottled, those
+could saturate the network), and a re-run or a cancel of the same plan removes them once nothing of
+the plan moves. run_reassignment is the module's whole run.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -60,7 +62,9 @@ def read_state(client, topic_names):
     """The cluster's state for checking a plan: topics' replicas, live broker ids, ongoing moves."""
     assignment = current_assignment(read_topics(client, sorted(topic_names), missing_ok=True))
     brokers = [broker["id"] for broker in read_brokers(client)["brokers"]]
-    ongoing = dict(((item["topic"], item["partition"]), item["replicas"])
+    # A move in flight lists every replica, the ones it removes included; its target is the rest, in order.
+    ongoing = dict(((item["topic"], item["partition"]),
+                    [broker for broker in item["replicas"] if broker not in item["removing_replicas"]])
                    for item in read_reassignments(client, sorted(topic_names)))
     return assignment, brokers, ongoing
 
@@ -76,13 +80,33 @@ def note_adding_replicas(client, pending):
         entry["adding"] = adding.get((entry["topic"], entry["partition"]), [])
 
 
-class Throttle(object):
-    """Replication throttles set for one run, and exactly what must be restored afterwards."""
+class ReassignmentTimedOut(KafkaAdminError):
+    """The wait ran out while moves were still copying; in_flight holds their pending entries."""
 
-    def __init__(self, client, rate, pending):
+    def __init__(self, message, in_flight):
+        super(ReassignmentTimedOut, self).__init__(message)
+        self.in_flight = in_flight
+
+
+def _plan_brokers(entries):
+    return sorted(set(broker for entry in entries for broker in entry["current"] + entry["target"]))
+
+
+class Throttle(object):
+    """Replication throttles set for one run, and exactly what must be restored afterwards.
+
+    What belongs to the plan: the throttled-replica entries of the plan's partitions (also those an
+    earlier run of it left on moves in flight when it timed out), and a broker rate equal to this run's
+    rate on the plan's brokers (left the same way). Everything else found set is the operator's and is
+    put back as it was. plan_entries: every (topic, partition, current, target) of the plan, as pending
+    entries; defaults to the pending ones.
+    """
+
+    def __init__(self, client, rate, pending, plan_entries=None):
         self.client = client
         self.rate = rate
         self.pending = pending
+        self.plan_entries = pending if plan_entries is None else plan_entries
         self.broker_before = {}
         self.topic_added = {}
         self.topic_had_override = {}
@@ -101,38 +125,74 @@ class Throttle(object):
         if failures:
             raise KafkaAdminError("changing replication throttles failed: %s" % "; ".join(failures))
 
+    def _read(self, throttled_brokers, topics):
+        """Record what is set now on the plan's topics and brokers: the operator's values and the plan's own.
+
+        Returns {(topic, key): [entries]} as set now on the topics read.
+        """
+        plan_partitions = {}
+        for entry in self.plan_entries:
+            plan_partitions.setdefault(entry["topic"], set()).add(str(entry["partition"]))
+        topics = sorted(set(topics) | set(plan_partitions))
+        existing = {}
+        left_on = set()
+        for name, entries in (self._describe(ConfigResourceType.TOPIC, topics).items() if topics else ()):
+            for key in (LEADER_LIST_KEY, FOLLOWER_LIST_KEY):
+                entry = entries.get(key) or {}
+                items = _split_list(entry.get("value"))
+                existing[(name, key)] = items
+                if "*" in items:
+                    continue
+                owned = set(item for item in items if item.split(":")[0] in plan_partitions.get(name, set()))
+                self.topic_added[(name, key)] = owned
+                self.topic_had_override[(name, key)] = entry.get("config_source") == "DYNAMIC_TOPIC_CONFIG" and (
+                    not items or bool(set(items) - owned))
+                left_on.update(int(item.split(":")[1]) for item in owned if item.split(":")[1].isdigit())
+        brokers = sorted(set(_plan_brokers(self.plan_entries)) | set(throttled_brokers))
+        for name, entries in (self._describe(ConfigResourceType.BROKER, brokers).items() if brokers else ()):
+            set_now = dict((key, entries[key]["value"]) for key in BROKER_RATE_KEYS if key in entries
+                           and entries[key].get("config_source") == "DYNAMIC_BROKER_CONFIG")
+            # A rate on a broker the plan's throttled replicas name, or equal to this run's, was left by an
+            # earlier run of the plan that timed out with moves in flight: it is the plan's to remove.
+            left = int(name) in left_on or bool(self.rate) and str(self.rate) in set_now.values()
+            if int(name) in throttled_brokers or (left and set_now):
+                self.broker_before[int(name)] = dict((key, None if left else set_now.get(key))
+                                                     for key in BROKER_RATE_KEYS)
+        return existing
+
+    def left_over(self):
+        """Without setting anything: the throttles an earlier run of the plan left (brokers, topics)."""
+        self._read([], [])
+        topics = sorted(set(name for (name, unused), owned in self.topic_added.items() if owned))
+        return dict(brokers=sorted(self.broker_before), topics=topics)
+
     def apply(self):
-        brokers = sorted(set(broker for entry in self.pending for broker in entry["current"] + entry["target"]))
+        brokers = _plan_brokers(self.pending)
         leaders, followers = throttle_entries(self.pending)
         topics = sorted(set(leaders) | set(followers))
         if not brokers or not topics:
             return dict(brokers=[], topics=[])
-        for name, entries in self._describe(ConfigResourceType.BROKER, brokers).items():
-            self.broker_before[int(name)] = dict(
-                (key, entries[key]["value"] if key in entries and entries[key].get("config_source")
-                 == "DYNAMIC_BROKER_CONFIG" else None) for key in BROKER_RATE_KEYS)
+        existing = self._read(brokers, topics)
         resources = []
-        for name, entries in sorted(self._describe(ConfigResourceType.TOPIC, topics).items()):
+        for name in topics:
             operations = {}
             for key, wanted in ((LEADER_LIST_KEY, leaders.get(name, set())),
                                 (FOLLOWER_LIST_KEY, followers.get(name, set()))):
-                entry = entries.get(key) or {}
-                existing = _split_list(entry.get("value"))
-                self.topic_had_override[(name, key)] = entry.get("config_source") == "DYNAMIC_TOPIC_CONFIG"
-                if "*" in existing:
+                items = existing.get((name, key), [])
+                if "*" in items:
                     continue
-                added = sorted(wanted - set(existing))
+                self.topic_added[(name, key)] = self.topic_added.get((name, key), set()) | wanted
+                added = sorted(wanted - set(items))
                 if added:
-                    self.topic_added[(name, key)] = added
-                    operations[key] = ("SET", ",".join(existing + added))
+                    operations[key] = ("SET", ",".join(items + added))
             if operations:
                 resources.append(ConfigResource(ConfigResourceType.TOPIC, name, operations))
         self._alter(resources)
         self._alter([ConfigResource(ConfigResourceType.BROKER, str(broker),
                                     dict((key, ("SET", str(self.rate))) for key in BROKER_RATE_KEYS))
-                     for broker in sorted(self.broker_before)])
-        self._wait_until_taken_on(sorted(self.broker_before))
-        return dict(brokers=sorted(self.broker_before), topics=topics)
+                     for broker in brokers])
+        self._wait_until_taken_on(brokers)
+        return dict(brokers=brokers, topics=topics)
 
     def _wait_until_taken_on(self, brokers):
         """Return once every broker reports the rate; raise if one does not within THROTTLE_TAKE_ON_SECONDS.
@@ -154,31 +214,40 @@ class Throttle(object):
                                       "nothing was submitted" % (", ".join(map(str, behind)), THROTTLE_TAKE_ON_SECONDS))
             time.sleep(0.1)
 
-    def remove(self):
-        """Put back what apply() changed; safe to call when apply() stopped half way."""
+    def remove(self, keep=()):
+        """Put back what apply() changed, but for the throttle the moves in keep (still copying) need.
+
+        Safe to call when apply() stopped half way. Returns the brokers and topics that keep a throttle.
+        """
+        kept_leaders, kept_followers = throttle_entries(keep)
+        kept = {LEADER_LIST_KEY: kept_leaders, FOLLOWER_LIST_KEY: kept_followers}
+        kept_brokers = set(_plan_brokers(keep)) & set(self.broker_before)
+        kept_topics = sorted(set(kept_leaders) | set(kept_followers))
         resources = []
-        topics = sorted(set(name for name, unused in self.topic_added))
+        topics = sorted(set(name for (name, key), owned in self.topic_added.items()
+                            if owned - kept[key].get(name, set())))
         if topics:
             described = self._describe(ConfigResourceType.TOPIC, topics)
             for name in topics:
                 operations = {}
                 for key in (LEADER_LIST_KEY, FOLLOWER_LIST_KEY):
-                    added = set(self.topic_added.get((name, key), []))
+                    added = set(self.topic_added.get((name, key), [])) - kept[key].get(name, set())
                     if not added:
                         continue
                     remaining = [item for item in _split_list((described.get(name, {}).get(key) or {}).get("value"))
                                  if item not in added]
-                    if remaining or self.topic_had_override[(name, key)]:
+                    if remaining or self.topic_had_override.get((name, key)):
                         operations[key] = ("SET", ",".join(remaining))
                     else:
                         operations[key] = ("DELETE", None)
-                resources.append(ConfigResource(ConfigResourceType.TOPIC, name, operations))
+                if operations:
+                    resources.append(ConfigResource(ConfigResourceType.TOPIC, name, operations))
         # The topic lists go to any broker; a broker's rates only to that broker, which may be down for a
         # while (killed, restarting). Every part is tried, the failed ones again until the deadline.
         parts = [("topics %s" % ", ".join(topics), resources)] if resources else []
         parts += [("broker %d" % broker, [ConfigResource(ConfigResourceType.BROKER, str(broker), dict(
             (key, ("SET", value) if value is not None else ("DELETE", None)) for key, value in before.items()))])
-            for broker, before in sorted(self.broker_before.items())]
+            for broker, before in sorted(self.broker_before.items()) if broker not in kept_brokers]
         deadline = time.time() + THROTTLE_REMOVE_SECONDS
         while True:
             failed = []
@@ -199,6 +268,7 @@ class Throttle(object):
                     ", ".join(name for name, unused, unused in failed), THROTTLE_REMOVE_SECONDS,
                     "; ".join("%s: %s" % (name, reason) for name, unused, reason in failed),
                     ", ".join(BROKER_RATE_KEYS + (LEADER_LIST_KEY, FOLLOWER_LIST_KEY))))
+        return dict(brokers=sorted(kept_brokers), topics=kept_topics)
 
 
 def submit(client, batch, timeout_ms):
@@ -248,16 +318,18 @@ def elect_preferred_leaders(client, keys, timeout_ms):
 
 
 def execute(client, pending, throttle_rate, max_moves_per_broker, timeout, poll_interval, timeout_ms, report,
-            elect=True):
-    """Throttle, submit batch by batch, wait for each, then remove the throttle whatever happened.
+            elect=True, plan_entries=None):
+    """Throttle, submit batch by batch, wait for each, then remove the throttle.
 
     report(done, total, elapsed) is called as partitions complete. Returns a summary dict;
-    raises KafkaAdminError on timeout (after the throttle is removed) naming what is still moving.
+    raises KafkaAdminError on timeout naming what is still moving, with the throttle removed from
+    everything but those moves (they would otherwise copy unthrottled), and on any other failure with
+    the throttle removed.
     The summary includes the bytes the moves copy (read before submitting), the least time they take
     at the throttle and the rate they achieved; sizes_error says why the sizes could not be read.
     """
     started = time.time()
-    throttle = Throttle(client, throttle_rate, pending) if throttle_rate else None
+    throttle = Throttle(client, throttle_rate, pending, plan_entries) if throttle_rate else None
     progress = []
     throttled = dict(brokers=[], topics=[])
     done = []
@@ -298,21 +370,33 @@ def execute(client, pending, throttle_rate, max_moves_per_broker, timeout, poll_
                     break
                 if time.time() - started > timeout:
                     still = ["%s-%d" % (entry["topic"], entry["partition"]) for entry in waiting]
-                    raise KafkaAdminError(
-                        "timed out after %d s with %d of %d partition(s) moved; still moving: %s%s. The "
-                        "throttle was removed; the moves already submitted go on unthrottled. Run again "
-                        "with the same plan to wait for them and finish the rest.%s" % (
+                    raise ReassignmentTimedOut(
+                        "timed out after %d s with %d of %d partition(s) moved; still moving: %s%s.%s" % (
                             timeout, len(done), total, ", ".join(still[:20]), " ..." if len(still) > 20 else "",
-                            " Last error while polling: %s." % last_error if last_error else ""))
+                            " Last error while polling: %s." % last_error if last_error else ""), waiting)
                 time.sleep(poll_interval)
         moves_ended = time.time()
     except Exception as error:
+        in_flight = error.in_flight if isinstance(error, ReassignmentTimedOut) else ()
+        kept = dict(brokers=[], topics=[])
         if throttle:
             try:
-                throttle.remove()
+                kept = throttle.remove(keep=in_flight)
             except KafkaAdminError as leftover:
                 raise KafkaAdminError("%s. Also, %s" % (describe_error(error), leftover)) from error
-        raise
+        if not in_flight:
+            raise
+        if kept["brokers"]:
+            what = ("The throttle (%d bytes/s) stays on broker(s) %s for the moves still copying, so they do "
+                    "not saturate the network; it was removed from the brokers with nothing in flight. Run "
+                    "again with the same plan and throttle to wait for them and finish the rest (that run "
+                    "removes the throttle when nothing of the plan moves any more), or cancel them with "
+                    "state: absent, the same plan and the same throttle, which removes it too." % (
+                        throttle_rate, ", ".join(map(str, kept["brokers"]))))
+        else:
+            what = ("Run again with the same plan to wait for them and finish the rest, or cancel them with "
+                    "state: absent and the same plan.")
+        raise KafkaAdminError("%s %s" % (describe_error(error), what)) from error
     if throttle:
         throttle.remove()
     keys = [(entry["topic"], entry["partition"]) for entry in done]
@@ -360,18 +444,39 @@ def check_reassignment_inputs(module):
     return parse_plan(plan, field), field
 
 
+def _plan_entries(parsed, assignment):
+    """Every partition of the plan with its current and target replicas, for the throttle's bookkeeping."""
+    return [dict(topic=topic, partition=partition, current=list(assignment.get(topic, {}).get(partition, [])),
+                 target=list(replicas), in_progress=False) for topic, partition, replicas in parsed]
+
+
+def remove_left_over_throttle(module, client, rate, plan_entries):
+    """Once nothing of the plan moves: remove the throttle an earlier run of it left on moves then in flight.
+
+    Returns the brokers and topics found with it (removed unless in check mode).
+    """
+    throttle = Throttle(client, rate, [], plan_entries)
+    found = throttle.left_over()
+    if (found["brokers"] or found["topics"]) and not module.check_mode:
+        throttle.remove()
+    return found
+
+
 def run_reassignment(module, client, inputs):
     """kafka_reassignment: cancel (state absent) or carry out the checked plan, filling module.result."""
     parsed, field = inputs
     params, result = module.params, module.result
     assignment, brokers, ongoing = read_state(client, set(entry[0] for entry in parsed))
     timeout_ms = params["request_timeout"] * 1000
+    plan_entries = _plan_entries(parsed, assignment)
 
     if params["state"] == "absent":
         keys = [(topic, partition) for topic, partition, unused in parsed if (topic, partition) in ongoing]
         result["partitions"] = ["%s-%d" % key for key in keys]
         result["cancelled"] = result["partitions"] if module.check_mode else cancel(client, keys, timeout_ms)
-        result["changed"] = bool(keys)
+        result["throttle_removed"] = remove_left_over_throttle(module, client, params["throttle"], plan_entries)
+        result["changed"] = bool(keys) or bool(result["throttle_removed"]["brokers"]
+                                                or result["throttle_removed"]["topics"])
         return
 
     pending = check_against_cluster(parsed, assignment, brokers, ongoing, field)
@@ -381,17 +486,26 @@ def run_reassignment(module, client, inputs):
         result["diff"] = dict(
             before=dict(("%s-%d" % (entry["topic"], entry["partition"]), entry["current"]) for entry in pending),
             after=dict(("%s-%d" % (entry["topic"], entry["partition"]), entry["target"]) for entry in pending))
-    if not pending or module.check_mode:
+    if not pending:
+        # Everything is in place: what a timed-out run of this plan left on its moves then in flight goes now.
+        result["throttle_removed"] = remove_left_over_throttle(module, client, params["throttle"], plan_entries)
+        result["changed"] = bool(result["throttle_removed"]["brokers"] or result["throttle_removed"]["topics"])
+        return
+    if module.check_mode:
         return
     if not params["wait"]:
         submit(client, pending, timeout_ms)
         return
 
+    if not params["throttle"]:
+        # Asked to move unthrottled: a throttle an earlier run of the plan left would still hold the moves back.
+        result["throttle_removed"] = remove_left_over_throttle(module, client, 0, plan_entries)
+
     def report(done, total, elapsed):
         module.log("kafka_reassignment: %d of %d partitions moved, %.1f s" % (done, total, elapsed))
 
     result.update(execute(client, pending, params["throttle"], params["max_moves_per_broker"], params["timeout"],
-                          params["poll_interval"], timeout_ms, report, params["elect_leaders"]))
+                          params["poll_interval"], timeout_ms, report, params["elect_leaders"], plan_entries))
     sizes_error = result.pop("sizes_error")
     if sizes_error:
         module.warn("the partition sizes could not be read (%s), so bytes_to_move, expected_seconds "

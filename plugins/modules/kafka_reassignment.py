@@ -20,13 +20,19 @@ description:
   - Skips partitions already at their target, so a second run with the same plan changes nothing.
   - With O(throttle), limits replication to that many bytes per second on the brokers involved and marks
     only the moving replicas as throttled, adding to any throttled-replica lists already set; afterwards
-    (also after a failure or a timeout) puts back exactly what it changed.
+    (also after a failure) puts back exactly what it changed. After a timeout the throttle stays on the
+    moves still copying (unthrottled, they could saturate the network) and is removed everywhere else.
+  - Throttles the plan's own partitions carry (a timed-out run left them) are removed once nothing of the plan
+    moves - by a re-run that finds the plan in place or waits for the rest, or by O(state=absent). A broker
+    rate counts as the plan's when a throttled replica of the plan names that broker or the rate equals
+    O(throttle); any other rate or throttled replica is the operator's and is left as it was.
   - Brokers apply a config change a moment after it is made, so nothing is submitted until every broker
     involved reports the throttle; a broker that does not within 30 seconds fails the run before it submits.
   - Submits with AlterPartitionReassignments in batches in which no broker gains or loses more than
     O(max_moves_per_broker) replicas, waits for each batch, then runs a preferred leader election for the moved
     partitions so leadership follows the plan's first replicas.
-  - With O(state=absent), cancels the plan's reassignments that are in progress.
+  - With O(state=absent), cancels the plan's reassignments that are in progress, then removes the throttle of
+    the plan's partitions.
   - Numbers out of range (O(timeout), O(poll_interval), O(throttle), O(max_moves_per_broker), O(request_timeout))
     are refused, naming the option, before the plan is read or the cluster contacted.
 author:
@@ -48,7 +54,8 @@ options:
     default: present
   throttle:
     description:
-      - Replication throttle in bytes per second for the brokers involved while the plan runs; 0 means none.
+      - Replication throttle in bytes per second for the brokers involved while the plan runs; 0 means none
+        (a throttle an earlier run of the plan left is then removed before waiting).
     type: int
     default: 0
   max_moves_per_broker:
@@ -63,8 +70,9 @@ options:
     default: true
   timeout:
     description:
-      - Seconds to wait for the moves. On timeout the throttle is removed and the module fails naming the
-        partitions still moving; running it again with the same plan waits for them and finishes the rest.
+      - Seconds to wait for the moves. On timeout the module fails naming the partitions still moving, with
+        the throttle kept on those moves only; running it again with the same plan and throttle waits for
+        them, finishes the rest and removes the throttle, and O(state=absent) cancels them and removes it.
       - At least 1.
     type: int
     default: 3600
@@ -130,6 +138,13 @@ throttled:
   description: The brokers and topics throttled during the run (all throttles removed again at the end).
   returned: when state is present and not in check mode
   type: dict
+throttle_removed:
+  description:
+    - The brokers and topics that still carried a throttle of the plan's (left by a run that timed out), removed
+      by this run (in check mode, that would be removed).
+  returned: when nothing of the plan was left to move, with O(state=absent), or with O(throttle=0)
+  type: dict
+  sample: {brokers: [1, 2, 4], topics: [orders]}
 cancelled:
   description: Partitions whose reassignment was cancelled.
   returned: when state is absent

@@ -145,18 +145,32 @@ def test_plan_refuses_dead_brokers_and_short_lists(kafka, cluster, topic):
     assert missing.failed and topic + "-nope" in missing["msg"]
 
 
-def test_timeout_removes_the_throttle_and_a_rerun_finishes(kafka, cluster, admin, topic):
+def test_timeout_keeps_the_throttle_on_moves_in_flight_and_a_rerun_finishes_and_removes_it(kafka, cluster, admin,
+                                                                                          topic):
     brokers = cluster.broker_ids()
     planned = kafka("kafka_reassignment_plan", topics=[topic], broker_list=",".join(map(str, brokers[1:])))
     assert not planned.failed and planned["plan"]["partitions"], planned.output
     slow = kafka("kafka_reassignment", plan=planned["plan"], throttle=1024, timeout=2, poll_interval=0.5,
                  max_moves_per_broker=1)
     assert slow.failed and "timed out after 2 s" in slow["msg"] and "Run again" in slow["msg"], slow.output
-    assert _throttle_configs(admin, [topic]) == {}
-    finished = kafka("kafka_reassignment", plan=planned["plan"], timeout=300, poll_interval=0.5)
+    assert "stays on broker(s)" in slow["msg"], slow["msg"]
+    # Only the moves still copying keep a throttle: their partitions' replicas and the brokers they involve.
+    still = sorted(int(name.rsplit("-", 1)[1]) for name in
+                   slow["msg"].split("still moving: ", 1)[1].split(".", 1)[0].split(", "))
+
+    def throttled_partitions():
+        return sorted(set(int(item.split(":")[0]) for key, value in _throttle_configs(admin, [topic]).items()
+                          if key.startswith("topic ") and value for item in value.split(",")))
+
+    # A broker sees a config change a moment after it was made.
+    assert still and _until(lambda: throttled_partitions() == still, 15) is not None, (
+        still, _throttle_configs(admin, [topic]))
+    # A faster throttle finishes the moves; the throttle the first run left goes with this run's.
+    finished = kafka("kafka_reassignment", plan=planned["plan"], throttle=50000000, timeout=300, poll_interval=0.5)
     assert not finished.failed and finished.changed, finished.output
-    again = kafka("kafka_reassignment", plan=planned["plan"])
+    again = kafka("kafka_reassignment", plan=planned["plan"], throttle=50000000)
     assert not again.changed and not again.failed
+    assert again["throttle_removed"] == dict(brokers=[], topics=[])
     now = cluster.replicas(topic)
     for item in planned["plan"]["partitions"]:
         assert now[item["partition"]] == item["replicas"]

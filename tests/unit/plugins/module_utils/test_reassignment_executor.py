@@ -3,6 +3,7 @@
 import json
 
 import pytest
+from ansible_collections.kafkaops.cluster.plugins.module_utils import _reassignment_executor as executor
 from ansible_collections.kafkaops.cluster.plugins.modules import kafka_reassignment
 
 SERVERS = {"bootstrap_servers": ["kafka1:9092"]}
@@ -106,3 +107,124 @@ def test_a_move_in_progress_is_cancelled_with_state_absent(run_module, cluster):
     assert cancelled["changed"] and cancelled["cancelled"] == ["orders-0"] and cluster.moving == {}
     assert cluster.topics["orders"][0] == [1, 2, 3]
     assert not run_module(kafka_reassignment.main, args, cluster)["changed"]
+
+
+LEADER_LIST, FOLLOWER_LIST = "leader.replication.throttled.replicas", "follower.replication.throttled.replicas"
+
+
+@pytest.fixture
+def slow_cluster(fake_cluster, monkeypatch):
+    """Five brokers; orders-0 (to broker 4) stays in flight once submitted, orders-1 (to broker 5) completes."""
+    cluster = fake_cluster(brokers=(1, 2, 3, 4, 5), topics={"orders": {0: [1, 2, 3], 1: [2, 3, 1]}})
+    client_class = type(cluster.connect())
+    moves_at_once = client_class.alter_partition_reassignments
+
+    def alter(client, request, timeout_ms=None):
+        held = dict((tp, replicas) for tp, replicas in request.items()
+                    if replicas is not None and (tp.topic, tp.partition) == ("orders", 0))
+        for tp, replicas in held.items():
+            client.cluster.moving[(tp.topic, tp.partition)] = list(replicas)
+        rest = dict((tp, replicas) for tp, replicas in request.items() if tp not in held)
+        outcome = moves_at_once(client, rest, timeout_ms) if rest else {}
+        outcome.update((tp, None) for tp in held)
+        return outcome
+
+    monkeypatch.setattr(client_class, "alter_partition_reassignments", alter)
+    cluster.clients.clear()
+    cluster.calls.clear()
+    return cluster
+
+
+SLOW_MOVE = plan(("orders", 0, [1, 2, 4]), ("orders", 1, [2, 3, 5]))
+
+
+def _rates(cluster):
+    return dict((broker, sorted(key for key in configs if key in THROTTLE_KEYS))
+                for broker, configs in cluster.broker_configs.items() if any(key in THROTTLE_KEYS for key in configs))
+
+
+def test_a_timeout_keeps_the_throttle_only_on_the_moves_in_flight(run_module, slow_cluster):
+    cluster = slow_cluster
+    # The operator's own: a standing rate on broker 5 and a throttled replica of a partition not in the plan.
+    cluster.broker_configs[5] = {THROTTLE_KEYS[0]: "777"}
+    cluster.overrides["orders"] = {LEADER_LIST: "7:3"}
+    args = dict(SERVERS, plan=SLOW_MOVE, throttle=5000000, timeout=1, poll_interval=0.2)
+    timed_out = run_module(kafka_reassignment.main, args, cluster)
+    assert timed_out["failed"] and "timed out after 1 s with 1 of 2" in timed_out["msg"], timed_out
+    assert "stays on broker(s) 1, 2, 3, 4" in timed_out["msg"] and "state: absent" in timed_out["msg"]
+    # Brokers 1-4 serve or receive the move in flight; broker 5's move is done, so its own rate is back.
+    assert _rates(cluster) == dict((broker, sorted(THROTTLE_KEYS)) for broker in (1, 2, 3, 4)) | {5: [THROTTLE_KEYS[0]]}
+    assert cluster.broker_configs[5] == {THROTTLE_KEYS[0]: "777"}
+    assert cluster.overrides["orders"] == {LEADER_LIST: "7:3,0:1,0:2,0:3", FOLLOWER_LIST: "0:4"}
+
+    # The move ends on its own; a re-run of the plan finds it in place and removes the throttle it left.
+    cluster.topics["orders"][0] = cluster.moving.pop(("orders", 0))
+    cluster.calls.clear()
+    predicted = run_module(kafka_reassignment.main, args, cluster, check_mode=True)
+    assert predicted["changed"] and predicted["partitions"] == [] and cluster.writes() == []
+    assert predicted["throttle_removed"] == dict(brokers=[1, 2, 3, 4], topics=["orders"])
+    finished = run_module(kafka_reassignment.main, args, cluster)
+    assert finished["changed"] and finished["throttle_removed"] == predicted["throttle_removed"], finished
+    assert _rates(cluster) == {5: [THROTTLE_KEYS[0]]} and cluster.overrides["orders"] == {LEADER_LIST: "7:3"}
+    for check_mode in (True, False):
+        again = run_module(kafka_reassignment.main, args, cluster, check_mode=check_mode)
+        assert not again["changed"] and again["throttle_removed"] == dict(brokers=[], topics=[])
+
+
+def test_a_rerun_waits_for_the_move_in_flight_and_removes_the_throttle_when_it_ends(run_module, slow_cluster,
+                                                                                    monkeypatch):
+    cluster = slow_cluster
+    args = dict(SERVERS, plan=SLOW_MOVE, throttle=5000000, timeout=1, poll_interval=0.2)
+    assert run_module(kafka_reassignment.main, args, cluster)["failed"]
+    assert sorted(cluster.broker_configs) == [1, 2, 3, 4, 5] and _rates(cluster).keys() == {1, 2, 3, 4}
+    # The re-run finds orders-0 still moving to its target: it waits for it (the move ends at the first
+    # poll here) and then removes the throttle, the first run's included.
+    original = executor.finished
+
+    def the_move_ends(client, batch):
+        cluster.topics["orders"][0] = cluster.moving.pop(("orders", 0), cluster.topics["orders"][0])
+        return original(client, batch)
+
+    monkeypatch.setattr(executor, "finished", the_move_ends)
+    rerun = run_module(kafka_reassignment.main, dict(args, timeout=30), cluster)
+    assert not rerun.get("failed") and rerun["changed"] and rerun["moved"] == 1, rerun
+    assert rerun["partitions"] == ["orders-0"] and rerun["already_in_place"] == 1
+    assert _rates(cluster) == {} and cluster.overrides.get("orders", {}) == {}
+
+
+# The throttle a timed-out run left is known by the plan's throttled replicas, whatever rate the cancel names.
+@pytest.mark.parametrize("cancel_throttle", [5000000, 0], ids=["same-throttle", "no-throttle"])
+def test_a_cancel_removes_the_throttle_a_timed_out_run_left(run_module, slow_cluster, cancel_throttle):
+    cluster = slow_cluster
+    args = dict(SERVERS, plan=SLOW_MOVE, throttle=5000000, timeout=1, poll_interval=0.2)
+    assert run_module(kafka_reassignment.main, args, cluster)["failed"]
+    cancel_args = dict(SERVERS, plan=SLOW_MOVE, throttle=cancel_throttle, state="absent")
+    predicted = run_module(kafka_reassignment.main, cancel_args, cluster, check_mode=True)
+    assert predicted["changed"] and predicted["cancelled"] == ["orders-0"]
+    assert predicted["throttle_removed"] == dict(brokers=[1, 2, 3, 4], topics=["orders"])
+    assert ("orders", 0) in cluster.moving and _rates(cluster).keys() == {1, 2, 3, 4}
+    cancelled = run_module(kafka_reassignment.main, cancel_args, cluster)
+    assert cancelled["cancelled"] == ["orders-0"] and cluster.moving == {}
+    assert _rates(cluster) == {} and cluster.overrides.get("orders", {}) == {}
+    again = run_module(kafka_reassignment.main, cancel_args, cluster)
+    assert not again["changed"] and again["cancelled"] == []
+
+
+def test_a_rerun_asked_to_move_unthrottled_first_removes_the_throttle_left(run_module, slow_cluster, monkeypatch):
+    cluster = slow_cluster
+    assert run_module(kafka_reassignment.main, dict(SERVERS, plan=SLOW_MOVE, throttle=5000000, timeout=1,
+                                                    poll_interval=0.2), cluster)["failed"]
+    seen = []
+    original = executor.finished
+
+    def the_move_ends(client, batch):
+        seen.append(_rates(cluster))
+        cluster.topics["orders"][0] = cluster.moving.pop(("orders", 0), cluster.topics["orders"][0])
+        return original(client, batch)
+
+    monkeypatch.setattr(executor, "finished", the_move_ends)
+    rerun = run_module(kafka_reassignment.main, dict(SERVERS, plan=SLOW_MOVE, poll_interval=0.2), cluster)
+    assert not rerun.get("failed") and rerun["moved"] == 1, rerun
+    assert rerun["throttle_removed"] == dict(brokers=[1, 2, 3, 4], topics=["orders"])
+    # Unthrottled while it waited, as asked.
+    assert seen and seen[0] == {} and _rates(cluster) == {} and cluster.overrides.get("orders", {}) == {}
