@@ -20,8 +20,8 @@ description:
     offset, or shifted by a number - and commits them in one request.
   - Every target offset is clamped to the partition's log, from its earliest to its latest offset,
     since a consumer could not start outside it.
-  - Offsets are changed, and a group deleted, only while the group has no active members: a consumer
-    of the group would go on from its own position and overwrite them. With members the module fails
+  - Offsets are changed, and a group deleted, only while the group has no active members, since a
+    consumer of the group would go on from its own position and overwrite them. With members the module fails
     naming each member (member id, client id, host) and changes nothing.
   - Only reports C(changed) when a committed offset differs from its target, so a reset to the
     earliest, the latest, a timestamp or an offset reports no change when repeated.
