@@ -17,8 +17,9 @@ from kafka.structs import OffsetAndMetadata
 
 PARTITIONS = 3
 RECORDS = 30
-# Record i of every partition is stamped BASE + i seconds: a timestamp picks a known offset.
-BASE = 1700000000000
+# Record i of every partition is stamped BASE + i seconds: a timestamp picks a known offset. An hour
+# ago, not a fixed date: the brokers' time-based retention would delete records stamped long ago.
+BASE = (int(time.time()) - 3600) * 1000
 
 
 @pytest.fixture(scope="module")
