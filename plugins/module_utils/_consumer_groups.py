@@ -152,8 +152,15 @@ def run_consumer_group(module, client, inputs):
     if inputs["state"] == "absent":
         _run_delete(module, client, group, described, committed)
         return
-    # Without topics the group's committed partitions are both those shown and those a reset moves.
-    selected = read_partitions(client, inputs["topics"]) if inputs["topics"] is not None else sorted(committed)
+    # Without topics: the partitions the group committed offsets for or its members consume (those
+    # without a commit yet show as lag unknown). A reset needs the group without members, so it
+    # moves the committed ones.
+    if inputs["topics"] is not None:
+        selected = read_partitions(client, inputs["topics"])
+    else:
+        consumed = set((item["topic"], item["partition"]) for member in described["members"]
+                       for item in member["assignment"])
+        selected = sorted(set(committed) | consumed)
     if inputs["reset"] is not None:
         if not selected:
             raise GroupSpecError("topics", "consumer group %r has no committed offsets; name the topics whose "

@@ -52,7 +52,7 @@ options:
   topics:
     description:
       - The topics to read and reset, each V(name) for all its partitions or V(name:0,2) for some.
-      - When not given, the topics the group has committed offsets for.
+      - When not given, the partitions the group has committed offsets for or its members consume.
       - Partitions named here without a committed offset are shown with lag V(null) and, with O(reset),
         given one (except with O(reset=shift)).
     type: list
@@ -169,7 +169,8 @@ members:
       elements: dict
 partitions:
   description:
-    - Per partition of O(topics) (or of the group's committed offsets), the committed offset - after the
+    - Per partition of O(topics) (or that the group has committed an offset for or its members consume),
+      the committed offset - after the
       reset, or as check mode predicts it - the log's start and end offsets and the lag.
     - C(committed_offset) and C(lag) are null for a partition without a committed offset.
   returned: always

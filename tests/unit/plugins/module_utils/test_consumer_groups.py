@@ -20,7 +20,8 @@ def cluster(fake_group_cluster):
                       ("orders", 1): [1000000 + 1000 * index for index in range(50)]},
         groups={"billing": {"offsets": {("orders", 0): 40, ("orders", 1): 20}},
                 "live": {"offsets": {("orders", 0): 60},
-                         "members": [("consumer-live-1-ab12", "reporting", "/10.0.0.5", [("orders", 0)])]}})
+                         "members": [("consumer-live-1-ab12", "reporting", "/10.0.0.5", [("orders", 0)]),
+                                     ("consumer-live-2-cd34", "reporting", "/10.0.0.6", [("orders", 1)])]}})
 
 
 def partition_rows(result):
@@ -43,11 +44,19 @@ def test_reading_a_group_reports_its_lag_and_writes_nothing(run_module, cluster)
 def test_reading_shows_the_members_and_named_topics_without_commits(run_module, cluster):
     result = run_module(kafka_consumer_group.main, dict(SERVERS, group="live", topics=["orders", "payments"]), cluster)
     assert result["state"] == "Stable"
-    assert result["members"] == [dict(member_id="consumer-live-1-ab12", group_instance_id=None, client_id="reporting",
-                                      host="/10.0.0.5", assignment=[dict(topic="orders", partition=0)])]
+    assert result["members"] == [
+        dict(member_id="consumer-live-1-ab12", group_instance_id=None, client_id="reporting", host="/10.0.0.5",
+             assignment=[dict(topic="orders", partition=0)]),
+        dict(member_id="consumer-live-2-cd34", group_instance_id=None, client_id="reporting", host="/10.0.0.6",
+             assignment=[dict(topic="orders", partition=1)])]
     assert partition_rows(result) == {("orders", 0): (60, 40), ("orders", 1): (None, None),
                                       ("payments", 0): (None, None)}
     assert result["total_lag"] == 40 and cluster.writes() == []
+
+
+def test_without_topics_the_partitions_members_consume_are_shown_too(run_module, cluster):
+    result = run_module(kafka_consumer_group.main, dict(SERVERS, group="live"), cluster)
+    assert partition_rows(result) == {("orders", 0): (60, 40), ("orders", 1): (None, None)}
 
 
 def test_a_group_that_does_not_exist_reads_as_dead(run_module, cluster):
@@ -119,7 +128,9 @@ def test_a_shift_moves_again_on_every_run_until_clamped(run_module, cluster):
 def test_a_reset_is_refused_while_the_group_has_members_naming_them(run_module, cluster):
     result = run_module(kafka_consumer_group.main, dict(SERVERS, group="live", reset="earliest"), cluster)
     assert result["failed"] and result["field"] == "group"
-    assert "consumer-live-1-ab12" in result["msg"] and "'reporting'" in result["msg"] and "/10.0.0.5" in result["msg"]
+    assert "2 active member(s)" in result["msg"] and "'reporting'" in result["msg"]
+    assert all(words in result["msg"] for words in ("consumer-live-1-ab12", "/10.0.0.5", "consumer-live-2-cd34",
+                                                    "/10.0.0.6"))
     assert result["members"][0]["client_id"] == "reporting" and not result["changed"]
     assert cluster.writes() == [] and cluster.groups["live"]["offsets"] == {("orders", 0): 60}
     assert cluster.requests("list_partition_offsets") == []
