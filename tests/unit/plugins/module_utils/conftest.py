@@ -490,3 +490,123 @@ class FakeAclAdminClient(FakeAdminClient):
 def fake_acl_cluster():
     """FakeAclCluster, the class, as fake_cluster gives FakeCluster."""
     return FakeAclCluster
+
+
+# ---- consumer groups (kafka_consumer_group) ---------------------------------------------------
+# A cluster that also keeps consumer groups and the offsets of its partitions' logs, kept apart
+# from FakeCluster like the ACL part.
+
+GROUP_WRITES = frozenset(["alter_group_offsets", "delete_groups"])
+
+
+class FakeGroupCluster(FakeCluster):
+    """A FakeCluster with consumer groups and logs.
+
+    logs: {(topic, partition): (earliest offset, latest offset)}; partitions not listed hold no
+    records (0, 0). record_times: {(topic, partition): [timestamp of each record from the earliest]}.
+    groups: {name: {"offsets": {(topic, partition): committed offset}, "members": [(member id,
+    client id, host, [(topic, partition) assigned])]}}; a group with members is Stable, one
+    without Empty. A commit for a group with members is refused as a broker refuses a commit from
+    outside the group's generation.
+    """
+
+    def __init__(self, groups=None, logs=None, record_times=None, **cluster):
+        super().__init__(**cluster)
+        self.groups = dict((name, dict(offsets=dict(group.get("offsets", {})), members=list(group.get("members", []))))
+                           for name, group in (groups or {}).items())
+        self.logs = dict(logs or {})
+        self.record_times = dict(record_times or {})
+
+    def connect(self):
+        client = FakeGroupAdminClient(self)
+        self.clients.append(client)
+        return client
+
+    def writes(self):
+        return super().writes() + [(name, arguments) for name, arguments in self.calls if name in GROUP_WRITES]
+
+
+class FakeGroupAdminClient(FakeAdminClient):
+    """Answers DescribeGroups, OffsetFetch, ListOffsets, OffsetCommit and DeleteGroups in kafka-python's shapes."""
+
+    def describe_groups(self, group_ids, group_coordinator_id=None, include_authorized_operations=False):
+        self._record("describe_groups", group_ids=list(group_ids))
+        described = {}
+        for name in group_ids:
+            group = self.cluster.groups.get(name)
+            if group is None:
+                described[name] = dict(group_id=name,
+                                       error="[Error 69] GroupIdNotFoundError: Group %s not found." % name,
+                                       group_state="Dead", protocol_type="", protocol_data="", members=[])
+                continue
+            members = [dict(member_id=member_id, group_instance_id=None, client_id=client_id, client_host=host,
+                            member_metadata={}, member_assignment=dict(user_data="", assigned_partitions=[
+                                dict(topic=topic, partitions=[number for name_, number in assigned if name_ == topic])
+                                for topic in sorted(set(name_ for name_, unused in assigned))]))
+                       for member_id, client_id, host, assigned in group["members"]]
+            described[name] = dict(group_id=name, error=None, group_state="Stable" if members else "Empty",
+                                   protocol_type="consumer", protocol_data="range" if members else "", members=members)
+        return described
+
+    def list_group_offsets(self, group_specs):
+        from kafka.structs import OffsetAndMetadata
+
+        self._record("list_group_offsets", groups=sorted(group_specs))
+        committed = dict((name, self.cluster.groups.get(name, {}).get("offsets", {})) for name in group_specs)
+        return dict((name, dict((TopicPartition(topic, number), OffsetAndMetadata(offset, "", 0))
+                                for (topic, number), offset in offsets.items()))
+                    for name, offsets in committed.items())
+
+    def list_partition_offsets(self, topic_partition_specs, isolation_level=None, timeout_ms=None):
+        from kafka.errors import UnknownTopicOrPartitionError
+        from kafka.structs import OffsetAndTimestamp
+
+        self._record("list_partition_offsets", specs=dict(((tp.topic, tp.partition), int(spec))
+                                                          for tp, spec in topic_partition_specs.items()))
+        found = {}
+        for tp, spec in topic_partition_specs.items():
+            if tp.partition not in self.cluster.topics.get(tp.topic, {}):
+                raise UnknownTopicOrPartitionError("ListOffsetsRequest failed for %s" % (tp,))
+            earliest, latest = self.cluster.logs.get((tp.topic, tp.partition), (0, 0))
+            if int(spec) == -2:
+                offset = earliest
+            elif int(spec) == -1:
+                offset = latest
+            else:
+                times = self.cluster.record_times.get((tp.topic, tp.partition), [])
+                later = [earliest + index for index, moment in enumerate(times) if moment >= int(spec)]
+                offset = later[0] if later else -1
+            found[tp] = OffsetAndTimestamp(offset, -1, None)
+        return found
+
+    def alter_group_offsets(self, group_id, offsets, group_coordinator_id=None):
+        from kafka.errors import NoError, UnknownMemberIdError
+
+        self._record("alter_group_offsets", group_id=group_id,
+                     offsets=dict(((tp.topic, tp.partition), committed.offset) for tp, committed in offsets.items()))
+        group = self.cluster.groups.setdefault(group_id, dict(offsets={}, members=[]))
+        if group["members"]:
+            return dict((tp, UnknownMemberIdError) for tp in offsets)
+        for tp, committed in offsets.items():
+            group["offsets"][(tp.topic, tp.partition)] = committed.offset
+        return dict((tp, NoError) for tp in offsets)
+
+    def delete_groups(self, group_ids, group_coordinator_id=None):
+        self._record("delete_groups", group_ids=list(group_ids))
+        outcome = {}
+        for name in group_ids:
+            group = self.cluster.groups.get(name)
+            if group is None:
+                outcome[name] = "GroupIdNotFoundError"
+            elif group["members"]:
+                outcome[name] = "NonEmptyGroupError"
+            else:
+                del self.cluster.groups[name]
+                outcome[name] = "OK"
+        return outcome
+
+
+@pytest.fixture
+def fake_group_cluster():
+    """FakeGroupCluster, the class, as fake_cluster gives FakeCluster."""
+    return FakeGroupCluster
