@@ -91,7 +91,9 @@ def check_against_cluster(parsed, topics, live_brokers, ongoing, field="plan"):
             pending.append(dict(topic=topic, partition=partition, current=list(current), target=list(replicas),
                                 in_progress=moving_to is not None))
     for topic, (factor, index) in sorted(new_factor.items()):
-        current_factors = set(len(replicas) for replicas in topics[topic].values())
+        # A partition in flight lists its old and new replicas together: it counts with the factor it moves to.
+        current_factors = set(len(ongoing.get((topic, partition), replicas))
+                              for partition, replicas in topics[topic].items())
         if current_factors != set([factor]):
             planned = set(partition for name, partition, unused in parsed if name == topic)
             if planned != set(topics[topic]):

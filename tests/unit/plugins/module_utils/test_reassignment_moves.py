@@ -2,7 +2,9 @@
 
 import pytest
 from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_moves import (
+    PlanInputError,
     bytes_to_copy,
+    check_against_cluster,
     expected_seconds,
     make_batches,
     throttle_entries,
@@ -103,3 +105,14 @@ def test_forget_controller_makes_the_client_ask_again():
     assert client._controller_id is None
     forget_controller(client)
     assert client._controller_id is None
+
+
+def test_a_partition_in_flight_counts_with_the_factor_it_moves_to():
+    # Replication factor 2; partition 0 moves from [1, 2] to [3, 2], so Kafka lists [3, 2, 1] while it copies.
+    topics = {"t": {0: [3, 2, 1], 1: [2, 3], 2: [3, 1]}}
+    parsed = [("t", 0, [3, 2])]
+    pending = check_against_cluster(parsed, topics, [1, 2, 3], {("t", 0): [3, 2]})
+    assert [(item["partition"], item["in_progress"]) for item in pending] == [(0, True)]
+    # A plan that does change the factor must still list every partition.
+    with pytest.raises(PlanInputError, match="must list all its 3 partitions"):
+        check_against_cluster([("t", 1, [2, 3, 1])], topics, [1, 2, 3], {("t", 0): [3, 2]})
