@@ -33,24 +33,24 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin impo
 class KafkaAdminModule:
     """An admin module: its AnsibleModule, its result so far, and run() to carry it out."""
 
-    def __init__(self, argument_spec, limits=None, offline_option=None, unexpected="Kafka request failed",
+    def __init__(self, argument_spec, limits=None, offline_options=(), unexpected="Kafka request failed",
                  **module_options):
         """argument_spec: the module's own options (the connection options are added).
 
-        limits: {option: NumberLimit} checked before anything else. offline_option: an option that,
-        when set, means the module works without a cluster (no connection, no kafka-python needed),
-        which also makes bootstrap_servers optional. unexpected: how a failure that is not one of
+        limits: {option: NumberLimit} checked before anything else. offline_options: options any of
+        which, when set, means the module works without a cluster (no connection, no kafka-python
+        needed); having any makes bootstrap_servers optional. unexpected: how a failure that is not one of
         this collection's own errors is introduced. module_options: more AnsibleModule arguments
         (mutually_exclusive, required_one_of); check mode is always supported.
         """
         spec = connection_argument_spec()
-        if offline_option is not None:
+        if offline_options:
             spec["bootstrap_servers"]["required"] = False
         spec.update(argument_spec)
         self.ansible_module = AnsibleModule(argument_spec=spec, supports_check_mode=True, **module_options)
         self.params = self.ansible_module.params
         self.limits = limits
-        self.offline_option = offline_option
+        self.offline_options = tuple(offline_options)
         self.unexpected = unexpected
         # What the module returns; what it holds when a run fails is returned beside msg and field.
         self.result = {}
@@ -65,7 +65,7 @@ class KafkaAdminModule:
 
     @property
     def offline(self):
-        return self.offline_option is not None and self.params[self.offline_option] is not None
+        return any(self.params[option] is not None for option in self.offline_options)
 
     def warn(self, message):
         self.ansible_module.warn(message)

@@ -20,10 +20,14 @@ description:
   - With racks, no two replicas of a partition share a rack wherever there are enough racks.
   - Orders each partition's replicas so preferred leaders are balanced over the brokers, without moving data.
   - Reads the cluster (brokers, racks, replicas, reassignments in progress) through the Kafka protocol, or plans
-    offline from O(current_assignment) and O(broker_racks).
+    offline from O(current_assignment) or O(current_assignment_file), and O(broker_racks).
   - The plan is in Kafka's own JSON format and holds only the partitions that change; the rollback plan holds
-    their current replicas. With O(dest), writes the plan there (and the rollback plan beside it); it reports
-    C(changed) only when a file's content changes.
+    their current replicas. With O(dest), writes the plan there (and the rollback plan beside it) and returns
+    only the summary unless O(return_plan) asks for the plans too; it reports C(changed) only when a file's
+    content changes.
+  - A plan of many partitions is cheap to compute but costly for Ansible to carry in a result (every item
+    is scrubbed for secrets, serialised and registered). For large clusters give O(dest) and leave
+    O(return_plan) unset, and hand a large offline assignment over as O(current_assignment_file).
 author:
   - kafkaops.cluster developers (@kafkaops)
 extends_documentation_fragment:
@@ -31,7 +35,8 @@ extends_documentation_fragment:
 options:
   bootstrap_servers:
     description:
-      - Brokers to read the cluster from, as C(host:port). Not needed with O(current_assignment).
+      - Brokers to read the cluster from, as C(host:port). Not needed when planning offline (O(current_assignment),
+        O(current_assignment_file)).
     type: list
     elements: str
     required: false
@@ -55,11 +60,18 @@ options:
     description:
       - Plan offline from this assignment instead of reading a cluster - Kafka's JSON format (a mapping, or
         the JSON text), as C(kafka-reassign-partitions --generate) prints it.
+      - Ansible copies a task argument several times and echoes it in the result; for more than about
+        100,000 partitions use O(current_assignment_file).
     type: raw
+  current_assignment_file:
+    description:
+      - Plan offline from the assignment in this file, on the host running the module - Kafka's JSON format,
+        as for O(current_assignment).
+    type: path
   broker_racks:
     description:
-      - With O(current_assignment), the live brokers - a mapping of broker id to rack (null for none), or a
-        list of ids. Default, the brokers named in O(current_assignment) and O(broker_list), without racks.
+      - When planning offline, the live brokers - a mapping of broker id to rack (null for none), or a list of
+        ids. Default, the brokers named in the current assignment and O(broker_list), without racks.
     type: raw
   rack_aware:
     description: Keep replicas of a partition on different racks when the brokers have racks.
@@ -70,12 +82,21 @@ options:
       - Write the plan here as JSON, and the rollback plan beside it (C(<name>.rollback.json)), on the host
         running the module.
     type: path
+  return_plan:
+    description:
+      - Return the plan and the rollback plan (RV(plan), RV(rollback_plan)) beside the summary.
+      - Default V(true) without O(dest), where they are the only output, and V(false) with O(dest), where
+        they are in the files.
+    type: bool
 attributes:
   check_mode:
     description: Plans as usual, writes no file.
     support: full
   diff_mode:
-    description: Shows the plan file before and after when O(dest) is given.
+    description:
+      - Shows each file that changes (the plan, the rollback plan) before and after, when O(dest) is given.
+      - When either side holds more than 100 partitions, the diff shows instead a line per side with the
+        number of partitions, the size and the SHA-256 of the file.
     support: full
 seealso:
   - module: kafkaops.cluster.kafka_reassignment
@@ -105,17 +126,23 @@ EXAMPLES = r"""
     current_assignment: "{{ lookup('ansible.builtin.file', 'current.json') }}"
     broker_racks: {1: a, 2: b, 3: c, 4: a}
     broker_list: 1,2,3,4
+
+- name: Plan a large cluster offline from a file; only the summary comes back
+  kafkaops.cluster.kafka_reassignment_plan:
+    current_assignment_file: /var/tmp/current.json
+    broker_list: "{{ range(1, 221) | join(',') }}"
+    dest: /var/tmp/reassignment-plan.json
 """
 
 RETURN = r"""
 plan:
   description: The partitions that change, with their new replicas, in Kafka's reassignment JSON format.
-  returned: always
+  returned: when O(return_plan) is true, by default when O(dest) is not given
   type: dict
   sample: {version: 1, partitions: [{topic: topic1, partition: 0, replicas: [4, 1, 2]}]}
 rollback_plan:
   description: The same partitions with their current replicas.
-  returned: always
+  returned: when O(return_plan) is true, by default when O(dest) is not given
   type: dict
 summary:
   description:
@@ -127,7 +154,11 @@ summary:
   type: dict
 dest:
   description: Where the plan was written.
-  returned: when dest is given
+  returned: when O(dest) is given
+  type: str
+rollback_dest:
+  description: Where the rollback plan was written, beside the plan.
+  returned: when O(dest) is given
   type: str
 """
 
@@ -143,19 +174,21 @@ ARGUMENT_SPEC = dict(
     broker_list=dict(type="raw", required=True),
     replication_factor=dict(type="int"),
     current_assignment=dict(type="raw"),
+    current_assignment_file=dict(type="path"),
     broker_racks=dict(type="raw"),
     rack_aware=dict(type="bool", default=True),
     dest=dict(type="path"),
+    return_plan=dict(type="bool"),
 )
 LIMITS = dict(replication_factor=NumberLimit(minimum=1))
 
 
 def main():
-    # With current_assignment the module plans offline: no cluster, no kafka-python.
-    module = KafkaAdminModule(ARGUMENT_SPEC, limits=LIMITS, offline_option="current_assignment",
-                              unexpected="planning failed",
-                              required_one_of=[("bootstrap_servers", "current_assignment")],
-                              mutually_exclusive=[("bootstrap_servers", "current_assignment")])
+    # With a current assignment the module plans offline: no cluster, no kafka-python.
+    offline = ("current_assignment", "current_assignment_file")
+    module = KafkaAdminModule(ARGUMENT_SPEC, limits=LIMITS, offline_options=offline, unexpected="planning failed",
+                              required_one_of=[("bootstrap_servers",) + offline],
+                              mutually_exclusive=[("bootstrap_servers",) + offline])
     module.run(run_reassignment_plan, check_inputs=check_plan_inputs)
 
 

@@ -180,14 +180,17 @@ def test_timeout_keeps_the_throttle_on_moves_in_flight_and_a_rerun_finishes_and_
 def test_plan_file_is_written_once(kafka, cluster, topic, tmp_path):
     brokers = cluster.broker_ids()
     dest = tmp_path / "plan.json"
-    args = dict(topics=[topic], broker_list=",".join(map(str, brokers[:-1])), dest=str(dest))
+    args = dict(topics=[topic], broker_list=",".join(map(str, brokers[:-1])), dest=str(dest), return_plan=True)
     predicted = kafka("kafka_reassignment_plan", check=True, **args)
     assert predicted.changed and not dest.exists()
     written = kafka("kafka_reassignment_plan", **args)
-    assert written.changed and json.loads(dest.read_text()) == written["plan"]
+    assert written.changed and json.loads(dest.read_text()) == written["plan"] == predicted["plan"]
     rollback = json.loads((tmp_path / "plan.rollback.json").read_text())
     assert rollback == written["rollback_plan"]
-    assert not kafka("kafka_reassignment_plan", **args).changed
+    assert not kafka("kafka_reassignment_plan", check=True, **args).changed
+    # With dest the plans stay in their files unless return_plan asks for them.
+    again = kafka("kafka_reassignment_plan", **dict(args, return_plan=None))
+    assert not again.changed and "plan" not in again.result and again["summary"] == written["summary"]
 
 
 def test_offline_plan_needs_no_cluster(kafka):

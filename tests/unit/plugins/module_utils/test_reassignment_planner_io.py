@@ -1,8 +1,10 @@
 """kafka_reassignment_plan's run: the planner's inputs from a fake cluster or offline, and the plan files."""
 
+import hashlib
 import json
 
 import pytest
+from ansible_collections.kafkaops.cluster.plugins.module_utils import _reassignment_planner_io as _io
 from ansible_collections.kafkaops.cluster.plugins.modules import kafka_reassignment_plan
 
 SERVERS = {"bootstrap_servers": ["kafka1:9092"]}
@@ -33,16 +35,123 @@ def test_the_same_plan_offline_from_the_current_assignment(run_module, cluster):
 
 def test_plan_files_are_written_once_predicted_in_check_mode_and_shown_in_diff_mode(run_module, tmp_path):
     dest = tmp_path / "plan.json"
-    args = dict(current_assignment=CURRENT, broker_list=[1, 2, 3], dest=str(dest))
+    args = dict(current_assignment=CURRENT, broker_list=[1, 2, 3], dest=str(dest), return_plan=True)
     predicted = run_module(kafka_reassignment_plan.main, args, None, check_mode=True, diff=True)
     assert predicted["changed"] and not dest.exists()
-    assert predicted["diff"]["before"] == "" and json.loads(predicted["diff"]["after"]) == predicted["plan"]
+    plan_diff, rollback_diff = predicted["diff"]
+    assert plan_diff["before"] == "" and json.loads(plan_diff["after"]) == predicted["plan"]
+    assert rollback_diff["after_header"] == str(tmp_path / "plan.rollback.json")
+    assert json.loads(rollback_diff["after"]) == predicted["rollback_plan"]
     written = run_module(kafka_reassignment_plan.main, args, None, diff=True)
-    assert written["changed"] and json.loads(dest.read_text()) == written["plan"]
+    assert written["changed"] and json.loads(dest.read_text()) == written["plan"] == predicted["plan"]
     assert written["rollback_dest"] == str(tmp_path / "plan.rollback.json")
     assert json.loads((tmp_path / "plan.rollback.json").read_text()) == written["rollback_plan"]
     again = run_module(kafka_reassignment_plan.main, args, None, diff=True)
     assert not again["changed"] and "diff" not in again
+
+
+def test_with_dest_only_the_summary_is_returned_unless_asked(run_module, tmp_path):
+    dest = tmp_path / "plan.json"
+    args = dict(current_assignment=CURRENT, broker_list=[1, 2, 3], dest=str(dest))
+    written = run_module(kafka_reassignment_plan.main, args, None)
+    assert written["changed"] and "plan" not in written and "rollback_plan" not in written
+    assert written["summary"]["partitions_changed"] == len(json.loads(dest.read_text())["partitions"]) > 0
+    asked = run_module(kafka_reassignment_plan.main, dict(args, return_plan=True), None)
+    assert not asked["changed"] and asked["plan"] == json.loads(dest.read_text())
+    without_dest = run_module(kafka_reassignment_plan.main, dict(current_assignment=CURRENT, broker_list=[1, 2, 3]),
+                              None)
+    assert without_dest["plan"] == asked["plan"] and without_dest["rollback_plan"] == asked["rollback_plan"]
+    declined = run_module(kafka_reassignment_plan.main, dict(current_assignment=CURRENT, broker_list=[1, 2, 3],
+                                                             return_plan=False), None)
+    assert "plan" not in declined and declined["summary"] == asked["summary"]
+
+
+def test_a_changed_rollback_file_alone_is_a_change(run_module, tmp_path):
+    dest = tmp_path / "plan.json"
+    args = dict(current_assignment=CURRENT, broker_list=[1, 2, 3], dest=str(dest))
+    run_module(kafka_reassignment_plan.main, args, None)
+    (tmp_path / "plan.rollback.json").write_text("{}\n")
+    again = run_module(kafka_reassignment_plan.main, args, None, diff=True)
+    assert again["changed"] and [diff["before"] for diff in again["diff"]] == ["{}\n"]
+    assert json.loads((tmp_path / "plan.rollback.json").read_text())["partitions"]
+
+
+def test_the_diff_of_a_large_plan_is_a_summary_line_per_side(run_module, tmp_path):
+    current = {"version": 1, "partitions": [{"topic": "orders", "partition": partition, "replicas": [1, 2]}
+                                            for partition in range(300)]}
+    dest = tmp_path / "plan.json"
+    dest.write_text(_io.kafka_json_text(CURRENT))
+    args = dict(current_assignment=current, broker_list=[1, 2, 3], dest=str(dest))
+    predicted = run_module(kafka_reassignment_plan.main, args, None, check_mode=True, diff=True)
+    plan_diff = predicted["diff"][0]
+    written = run_module(kafka_reassignment_plan.main, args, None)
+    text = dest.read_text()
+    small = _io.kafka_json_text(CURRENT)
+    assert plan_diff["before"] == _io.file_summary(str(dest), small)
+    assert plan_diff["before"].startswith("%s: 4 partitions, %d bytes, sha256 %s (whole files are shown up to 100 "
+                                          % (dest, len(small), hashlib.sha256(small.encode()).hexdigest()))
+    partitions = written["summary"]["partitions_changed"]
+    assert partitions > 100 and plan_diff["after"] == "%s: %d partitions, %d bytes, sha256 %s %s" % (
+        dest, partitions, len(text), hashlib.sha256(text.encode()).hexdigest(), "(whole files are shown up to 100 "
+        "partitions)\n")
+    # A new rollback file: nothing before, a summary after.
+    assert predicted["diff"][1]["before"] == "" and "partitions, " in predicted["diff"][1]["after"]
+
+
+@pytest.mark.parametrize("document", [
+    {"version": 1, "partitions": []},
+    CURRENT,
+    {"version": 1, "partitions": [{"topic": "ordres-\u00e9t\u00e9 \"q\"", "partition": 12, "replicas": [1003, 7, 22]},
+                                  {"topic": "a", "partition": 0, "replicas": [5]}]},
+], ids=["empty", "small", "odd-names"])
+def test_plan_text_is_what_json_writes_with_an_indent_of_two(document):
+    assert _io.kafka_json_text(document) == json.dumps(document, indent=2, sort_keys=True) + "\n"
+
+
+def test_the_current_assignment_can_come_from_a_file(run_module, tmp_path):
+    path = tmp_path / "current.json"
+    path.write_text(json.dumps(CURRENT))
+    from_file = run_module(kafka_reassignment_plan.main, dict(current_assignment_file=str(path), broker_list="1,2,3"),
+                           None)
+    from_value = run_module(kafka_reassignment_plan.main, dict(current_assignment=CURRENT, broker_list="1,2,3"), None)
+    assert not from_file.get("failed"), from_file
+    assert from_file["plan"] == from_value["plan"] and from_file["summary"] == from_value["summary"]
+
+
+def _write(tmp_path, text):
+    path = tmp_path / "current.json"
+    path.write_text(text)
+    return str(path)
+
+
+@pytest.mark.parametrize("make_args, field, words", [
+    (lambda tmp_path: dict(current_assignment_file=str(tmp_path / "missing.json")), "current_assignment_file",
+     "cannot read"),
+    (lambda tmp_path: dict(current_assignment_file=_write(tmp_path, '{"version": 1, "partitions": [')),
+     "current_assignment_file", "is not valid JSON"),
+    (lambda tmp_path: dict(current_assignment_file=_write(tmp_path, json.dumps(
+        {"version": 1, "partitions": [{"topic": "orders", "partition": 0, "replicas": []}]}))),
+     "current_assignment_file", "orders-0: replicas must be a non-empty list"),
+    (lambda tmp_path: dict(current_assignment_file=_write(tmp_path, json.dumps(
+        {"version": 1, "partitions": [{"topic": "orders", "partition": 0}]}))),
+     "current_assignment_file", "needs topic, partition and replicas"),
+    (lambda tmp_path: dict(current_assignment={"version": 1, "partitions": [
+        {"topic": "orders", "partition": 3, "replicas": [1, 2, 1]}]}), "current_assignment",
+     "orders-3: a broker appears twice in replicas [1, 2, 1]"),
+    (lambda tmp_path: dict(current_assignment="{not json"), "current_assignment", "not valid JSON"),
+    (lambda tmp_path: dict(current_assignment={"version": 2, "partitions": []}), "current_assignment",
+     "unsupported version 2"),
+], ids=["missing-file", "bad-json-file", "no-replicas", "entry-without-replicas", "broker-twice", "bad-json-value",
+        "version"])
+def test_a_bad_current_assignment_fails_naming_the_option(run_module, tmp_path, make_args, field, words):
+    failed = run_module(kafka_reassignment_plan.main, dict(make_args(tmp_path), broker_list=[1, 2, 3]), None)
+    assert failed["failed"] and failed["field"] == field and words in failed["msg"], failed
+
+
+def test_one_current_assignment_at_a_time(run_module, tmp_path):
+    failed = run_module(kafka_reassignment_plan.main, dict(current_assignment=CURRENT, broker_list=[1, 2, 3],
+                                                           current_assignment_file=str(tmp_path / "c.json")), None)
+    assert failed["failed"] and "mutually exclusive" in failed["msg"]
 
 
 @pytest.mark.parametrize("args, field, words", [
