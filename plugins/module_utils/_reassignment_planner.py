@@ -93,8 +93,9 @@ floor/ceil of ``P / n``. Reordering is not a move, but the plan stays as short a
 
 Determinism and speed
 ---------------------
-Every collection is sorted before it is walked; no set or dict order, no randomness: the same input
-gives the same plan, whatever order the input mappings were built in.
+Every collection is sorted before it is walked, or walked in an order built from sorted ones; no
+set or dict order of the input, no randomness: the same input gives the same plan, whatever order
+the input mappings were built in.
 
 The work per partition is a few C-level set and list operations. The networks have one node per
 group, one group per distinct pair (replication factor, current replicas on targets): at most 220
@@ -107,7 +108,30 @@ left the potentials are dual feasible for the complete network, so the flow is o
 example above), every edge is laid at once. 100,000 partitions on 12 -> 15 brokers take about 0.6 s
 of CPU (``bench/plan``). The networks grow with groups x brokers, so many brokers and scattered
 replica sets cost more (100,000 partitions on random sets of 3 among 40 brokers, grown to 50: about
-2.5 s of CPU): slower, never less exact.
+2 s of CPU): slower, never less exact.
+
+Scattered replica sets on many brokers make nearly every partition a group of its own (a million
+partitions on random sets of 3 among 200 brokers: 700,000 groups, and as many leader groups).
+Beyond ``_MANY_GROUPS`` groups the networks are pruned further, by the same argument:
+
+* Groups that could keep every replica where it is (and every leader) start outside the network:
+  their units are taken off the brokers' floors instead. A broker above its floor keeps in the
+  network groups holding twice its excess, and for leaders a broker short of leaders keeps groups
+  whose replica sets hold it, those that do both first (_left_out_groups). After solving, a group
+  left out is dual feasible as it stands unless a broker it could move a unit to has a potential
+  more than 1 above one of its kept brokers (_joining); any that is not joins the network, which is
+  solved again. With none left, potentials extend to the groups left out so that every edge of the
+  complete network is dual feasible: the flow is optimal and the bound (with their share added, see
+  _transport) valid. If the network cannot carry all units without them, they all join.
+* A group gets edges to a window of ``_FEW_RECEIVERS`` of the brokers below their ceiling, turning
+  with the group, instead of to all of them; the reduced-cost check above adds the others it needs.
+* Before the primal-dual method starts, each group sends what it can to its kept brokers up to their
+  floor (cost 0 only, so the zero potentials stay dual feasible).
+* Groups enter the network in the order of their first partition instead of sorted.
+
+So a million partitions on 200 -> 220 brokers take about 20 s of CPU and 1.2 GB, both the same
+minimum and bound as the complete networks would give (the unit tests run every case both ways),
+though where several plans are minimal, not necessarily the same one.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -120,6 +144,13 @@ import json
 
 _UNREACHED = 1 << 62
 _INT_ONLY = set([int])
+# Networks of more groups than this leave out at first the groups that can keep every replica, and
+# give each group edges to a few of the brokers that receive replicas; both are completed from the
+# dual (_transport), so plans stay minimal. Smaller networks hold every group, as they always did.
+_MANY_GROUPS = 20000
+_FEW_RECEIVERS = 4
+# How many times its excess a broker keeps in the network at first (_left_out_groups).
+_SLACK = 2
 
 
 class PlanError(Exception):
@@ -295,6 +326,8 @@ class _FlowNetwork:
         self.capacity = []
         self.cost = []
         self.potential = []
+        # Units already sent from source to sink (by _build_transport's preflow).
+        self.sent = 0
 
     def add_node(self):
         self.adjacency.append([])
@@ -476,27 +509,62 @@ class _FlowNetwork:
         return loads
 
 
-def _transport(broker_count, groups, total):
+def _transport(broker_count, groups, total, left_out=None, build=None):
     """Send ``total`` units from groups to brokers at least cost, as evenly as possible.
 
     ``groups`` is a list of (supply, width, bundles). A bundle is (capacity, brokers, kept, extra):
-    the group may send up to ``width`` units to each of ``brokers`` (broker positions), at most
+    the group may send up to ``width`` units to each of ``brokers`` (broker positions, ascending), at most
     ``capacity`` to all of them together, at cost 0 to brokers in ``kept`` and 1 to the others.
     Only ``kept`` and the brokers in the set ``extra`` get an edge at first; an omitted edge is added
     (to ``extra``) when the dual potentials show it could lower the cost (negative reduced cost), so
-    the result is optimal for the complete network. Returns the flows per group as lists of
-    (broker, units), the dual lower bound, and whether the even split (floor/ceil of total /
-    broker_count) was possible.
+    the result is optimal for the complete network.
+
+    Groups can also be left out whole: ``left_out`` is {group index: (width, kept positions, other
+    positions)} of groups that send ``width`` units to each kept broker and nothing else (their
+    entry in ``groups`` is None; see _joining for the other positions), and ``build(index)`` gives
+    such a group when it has to join the network: when the dual shows it could lower the cost
+    (_joining), or when the network cannot carry every unit.
+
+    Returns the flows per group as lists of (broker, units) (None for a group left out to the end:
+    it kept every unit where it is), the dual lower bound, and whether the even split (floor/ceil of
+    total / broker_count) was possible.
     """
+    # Many groups (left_out given, if empty): send along edges of cost 0 first (_build_transport).
+    preflow = left_out is not None
+    left_out = dict(left_out or {})
+    loads = [0] * broker_count
+    for width, kept, _others in left_out.values():
+        for broker in kept:
+            loads[broker] += width
     while True:
-        network, arcs, sink_edges, source, sink, tails = _build_transport(broker_count, groups, total, None)
-        if network.send(source, sink, total) < total:
+        network, arcs, sink_edges, source, sink, tails = _build_transport(broker_count, groups, total, None,
+                                                                          loads if preflow else None)
+        amount = total - sum(loads)
+        if network.sent + network.send(source, sink, amount - network.sent) < amount:
+            if left_out:
+                _join_all(groups, left_out, build)
+                loads = [0] * broker_count
+                continue
             if _include_everything(groups):
                 continue
             break
-        if not _include_violated(network, groups, tails):
-            flows = [[(broker, network.flow(edge)) for broker, edge in group_arcs] for group_arcs in arcs]
-            return flows, network.dual_bound(source, sink, total), True
+        grew = _include_violated(network, groups, tails)
+        joined = _joining(network.potential, broker_count, loads, left_out, build)
+        for index in joined:
+            width, kept, _others = left_out.pop(index)
+            for broker in kept:
+                loads[broker] -= width
+            groups[index] = build(index)
+        if not grew and not joined:
+            flows = [None if group_arcs is None else [(broker, network.flow(edge)) for broker, edge in group_arcs]
+                     for group_arcs in arcs]
+            # A group left out adds supply * p[source] - width * (sum of p[kept]) to the bound (its node's
+            # potential can be chosen, see _joining); with the sink edges' share of the units the
+            # network does not carry, that is loads[b] * min(0, p[sink] - p[b]) per broker.
+            potential = network.potential
+            bound = network.dual_bound(source, sink, amount)
+            bound += sum(load * min(0, potential[sink] - potential[2 + broker]) for broker, load in enumerate(loads))
+            return flows, bound, True
 
     # The rack rule rules out the even split: even out the counts as far as it allows, then fix them.
     unlimited = [total] * broker_count
@@ -509,6 +577,131 @@ def _transport(broker_count, groups, total):
         raise PlanError("broker_list", "evened-out counts are not reachable (internal error, please report)")
     flows = [[(broker, network.flow(edge)) for broker, edge in group_arcs] for group_arcs in arcs]
     return flows, network.dual_bound(source, sink, total), False
+
+
+def _join_all(groups, left_out, build):
+    """Bring every group left out into the network (the network without them could not carry all)."""
+    for index in sorted(left_out):
+        groups[index] = build(index)
+    left_out.clear()
+
+
+def _left_out_groups(candidates, held, floor, offered=None):
+    """{group index: (width, kept positions, other positions)}: the groups to leave out at first.
+
+    ``candidates`` are (group index, width, kept positions, other positions) of the groups that
+    could keep every unit where it is, in order (other positions: where the group could move units,
+    None when racks decide, see _joining); ``held`` the units on each broker now, of every group.
+
+    A broker above ``floor`` keeps in the network groups holding _SLACK times its excess (or all it
+    has), so the flow can choose which units leave it. With ``offered`` (the units the groups in the
+    network anyway could bring to each broker), a group also stays in while one of its other
+    positions is offered less than _SLACK times what that broker lacks; groups that do both, moving units
+    straight from a broker above the floor to one below it, are taken first. The others are left
+    out; no broker is left with more than ``floor`` units outside the network.
+    """
+    in_network = list(held)
+    for _index, width, kept, _others in candidates:
+        for broker in kept:
+            in_network[broker] -= width
+    # At least the excess itself: the sink edges of the network get what is left of the floor.
+    wanted = [min(units, max(1, _SLACK) * max(0, units - floor)) for units in held]
+    lacking = [_SLACK * max(0, floor + 1 - units) for units in held]
+
+    # Loops written out: this runs once per group, up to a million times.
+    later = []
+    for candidate in candidates:
+        index, width, kept, others = candidate
+        needed = False
+        for broker in kept:
+            if in_network[broker] < wanted[broker]:
+                needed = True
+                break
+        if needed and offered is not None:
+            needed = False
+            for broker in others:
+                if offered[broker] < lacking[broker]:
+                    needed = True
+                    break
+        if needed:
+            for broker in kept:
+                in_network[broker] += width
+            if offered is not None:
+                for broker in others:
+                    offered[broker] += width
+        else:
+            later.append(candidate)
+    left_out = {}
+    for index, width, kept, others in later:
+        needed = False
+        for broker in kept:
+            if in_network[broker] < wanted[broker]:
+                needed = True
+                break
+        if not needed and offered is not None and others:
+            for broker in others:
+                if offered[broker] < lacking[broker]:
+                    needed = True
+                    break
+        if not needed:
+            left_out[index] = (width, kept, others)
+            continue
+        for broker in kept:
+            in_network[broker] += width
+        if offered is not None and others:
+            for broker in others:
+                offered[broker] += width
+    return left_out
+
+
+def _joining(potential, broker_count, loads, left_out, build):
+    """The groups left out of the network that must join it: those not dual feasible as they are.
+
+    A group left out keeps all its units: its node (and the node of each bundle that has one) carries
+    flow on the edges to its kept brokers only. There is a potential for it that makes every edge of
+    the group's complete network dual feasible when no broker it could move a unit to is more than 1
+    above its kept brokers: checked for all groups at once from the brokers' potentials (the common
+    case), else group by group: from the positions it could move units to, or, for groups whose
+    bundles have nodes of their own (racks; ``others`` None), bundle by bundle on the built group.
+    """
+    brokers = potential[2:2 + broker_count]
+    holding = [brokers[broker] for broker in range(broker_count) if loads[broker]]
+    if not holding or max(brokers) - 1 <= min(holding):
+        return []
+    by_potential = {}
+    joining = []
+    for index in sorted(left_out):
+        width, kept, others = left_out[index]
+        if others is not None:
+            # Without nodes of its own the group's node needs p[source] <= p <= min p[kept] and
+            # p >= p[other] - 1; p[source] is the least potential of all.
+            order = others
+            if len(others) > 4:
+                order = by_potential.get(id(others))
+                if order is None:
+                    order = by_potential[id(others)] = sorted(others, key=lambda broker: -brokers[broker])
+            reach = max([brokers[broker] for broker in order[:len(kept) + 1] if broker not in kept] or [0]) - 1
+            if reach > min(brokers[broker] for broker in kept):
+                joining.append(index)
+            continue
+        supply, width, bundles = build(index)
+        low, high = potential[0], _UNREACHED
+        fits = True
+        for capacity, members, kept_set, _extra in bundles:
+            held = [brokers[broker] for broker in members if broker in kept_set]
+            # An edge to a broker not kept costs 1: dual feasible when 1 + p[tail] - p[broker] >= 0.
+            reach = max([brokers[broker] for broker in members if broker not in kept_set] or [-_UNREACHED]) - 1
+            if capacity < supply and held and width * len(held) == capacity:
+                # A full bundle's node may sit above the group's node, up to its lowest kept broker.
+                fits = fits and min(held) >= reach
+                high = min(high, min(held))
+                continue
+            if held:
+                high = min(high, min(held))
+            low = max(low, reach)
+        if not fits or low > high:
+            joining.append(index)
+    return joining
 
 
 def _include_everything(groups):
@@ -529,6 +722,8 @@ def _include_violated(network, groups, tails):
     by_potential = {}
     grew = False
     for group_index, group in enumerate(groups):
+        if group is None:
+            continue
         for bundle_index, (_capacity, brokers, kept, extra) in enumerate(group[2]):
             tail = tails[group_index][bundle_index]
             order = by_potential.get(id(brokers))
@@ -547,17 +742,27 @@ def _include_violated(network, groups, tails):
     return grew
 
 
-def _build_transport(broker_count, groups, total, broker_capacities):
-    """The network of _transport: with ``broker_capacities`` None, floor/ceil through a pool."""
+def _build_transport(broker_count, groups, total, broker_capacities, loads=None):
+    """The network of _transport: with ``broker_capacities`` None, floor/ceil through a pool, less
+    ``loads``, the units each broker gets from groups left out (None in ``groups``).
+
+    With ``loads`` (the way for many groups), every group first sends what it can to its kept
+    brokers up to their floor, one pass in order: flow on edges of cost 0 only, so the zero
+    potentials stay dual feasible and the primal-dual method carries on from it (network.sent) at a
+    fraction of the cost of finding those units one augmenting path each.
+    """
     network = _FlowNetwork()
     source, sink = network.add_node(), network.add_node()
     broker_nodes = [network.add_node() for broker in range(broker_count)]
     sink_edges = []
+    room = None
     if broker_capacities is None:
         floor, extra = divmod(total, broker_count)
         pool = network.add_node()
-        for node in broker_nodes:
-            sink_edges.append(network.add_edge(node, sink, floor))
+        if loads is not None:
+            room = [floor - load for load in loads]
+        for position, node in enumerate(broker_nodes):
+            sink_edges.append(network.add_edge(node, sink, floor - (loads[position] if loads else 0)))
             if extra:
                 network.add_edge(node, pool, 1)
         if extra:
@@ -566,19 +771,40 @@ def _build_transport(broker_count, groups, total, broker_capacities):
         for position, node in enumerate(broker_nodes):
             sink_edges.append(network.add_edge(node, sink, broker_capacities[position]))
     arcs, tails = [], []
-    for supply, width, bundles in groups:
+    for group in groups:
+        if group is None:
+            arcs.append(None)
+            tails.append(None)
+            continue
+        supply, width, bundles = group
         group_node = network.add_node()
-        network.add_edge(source, group_node, supply)
+        source_edge = network.add_edge(source, group_node, supply)
         group_arcs, group_tails = [], []
+        unsent = supply
         for capacity, brokers, kept, extra in bundles:
             tail = group_node
+            tail_edge = None
             if capacity < supply:
                 tail = network.add_node()
-                network.add_edge(group_node, tail, capacity)
+                tail_edge = network.add_edge(group_node, tail, capacity)
+            bundle_unsent = min(capacity, unsent)
             group_tails.append(tail)
-            for broker in brokers:
-                if broker in kept:
-                    group_arcs.append((broker, network.add_edge(tail, broker_nodes[broker], width, 0)))
+            # Brokers are in ascending order; the few kept ones, sorted, come in the same order.
+            for broker in sorted(kept):
+                if broker in brokers:
+                    edge = network.add_edge(tail, broker_nodes[broker], width, 0)
+                    group_arcs.append((broker, edge))
+                    if room is not None:
+                        amount = min(width, bundle_unsent, room[broker])
+                        if amount > 0:
+                            for path_edge in (source_edge, tail_edge, edge, sink_edges[broker]):
+                                if path_edge is not None:
+                                    network.capacity[path_edge] -= amount
+                                    network.capacity[path_edge ^ 1] += amount
+                            room[broker] -= amount
+                            bundle_unsent -= amount
+                            unsent -= amount
+                            network.sent += amount
             for broker in sorted(extra):
                 group_arcs.append((broker, network.add_edge(tail, broker_nodes[broker], width, 1)))
         arcs.append(group_arcs)
@@ -618,6 +844,15 @@ def _per_rack_limit(replication_factor, layout):
     return limit
 
 
+def _group_order(grouped):
+    """The keys of ``grouped`` in the order groups enter the network: sorted, or, for many groups, in
+    the order of their first entry (entries are sorted by topic and partition, so that order too
+    is the same whatever order the input was built in; sorting a million keys costs seconds)."""
+    if len(grouped) > _MANY_GROUPS:
+        return list(grouped)
+    return sorted(grouped)
+
+
 def _place_replicas(entries, targets, layout):
     """Final replica sets (sorted tuples of broker ids) for every entry, the dual lower bound,
     whether the counts are even (floor/ceil), and the counting bound."""
@@ -625,7 +860,11 @@ def _place_replicas(entries, targets, layout):
     target_set = frozenset(targets)
     grouped = {}
     for index, entry in enumerate(entries):
-        key = (entry[3], tuple(sorted(target_set.intersection(entry[2]))))
+        replicas = entry[2]
+        if target_set.issuperset(replicas):
+            key = (entry[3], tuple(sorted(replicas)))
+        else:
+            key = (entry[3], tuple(sorted(target_set.intersection(replicas))))
         members = grouped.get(key)
         if members is None:
             grouped[key] = [index]
@@ -635,7 +874,7 @@ def _place_replicas(entries, targets, layout):
     if not total:
         return [], 0, True, 0
     position_of = dict((broker, position) for position, broker in enumerate(targets))
-    keys = sorted(grouped)
+    keys = _group_order(grouped)
 
     held = [0] * broker_count
     missing = 0
@@ -652,28 +891,67 @@ def _place_replicas(entries, targets, layout):
     # ceiling. _transport adds any other edge the dual shows to be useful.
     receivers = set(position for position in range(broker_count) if held[position] < ceiling)
     racks = [tuple(range(broker_count))] if layout is None else [tuple(rack) for rack in layout]
-    groups = []
-    for replication_factor, kept in keys:
+    rack_receivers = [[broker for broker in rack if broker in receivers] for rack in racks]
+    many = len(keys) > _MANY_GROUPS
+
+    def build(key_index):
+        replication_factor, kept = keys[key_index]
         size = len(grouped[(replication_factor, kept)])
         kept_set = set(position_of[broker] for broker in kept)
-        limit = 1 if layout is None else _per_rack_limit(replication_factor, layout)
-        crowded = any(len(kept_set.intersection(rack)) > min(limit, len(rack)) for rack in racks)
+        if layout is None:
+            # The one "rack" is every broker and its limit 1 (spelled out: intersecting with every
+            # broker costs more than the rest of the group).
+            limit, crowded = 1, len(kept_set) > 1
+        else:
+            limit = _per_rack_limit(replication_factor, layout)
+            crowded = any(len(kept_set.intersection(rack)) > min(limit, len(rack)) for rack in racks)
         movable = len(kept) < replication_factor or crowded or any(held[broker] > floor for broker in kept_set)
         bundles = []
-        for rack in racks:
+        for rack_index, rack in enumerate(racks):
             capacity = size * replication_factor if layout is None else size * min(limit, len(rack))
             extra = set()
             if movable:
-                extra = set(broker for broker in rack if broker in receivers and broker not in kept_set)
+                chosen = [broker for broker in rack_receivers[rack_index] if broker not in kept_set]
+                if many and len(chosen) > _FEW_RECEIVERS:
+                    # A window turning with the group spreads the groups over the receivers.
+                    start = key_index % len(chosen)
+                    chosen = (chosen + chosen)[start:start + _FEW_RECEIVERS]
+                extra = set(chosen)
             bundles.append((capacity, rack, kept_set, extra))
-        groups.append((size * replication_factor, size, bundles))
-    flows, bound, even = _transport(broker_count, groups, total)
+        return (size * replication_factor, size, bundles)
+
+    left_out = None
+    if many:
+        rack_of = dict((broker, rack_index) for rack_index, rack in enumerate(racks) for broker in rack)
+        candidates = []
+        for key_index, (replication_factor, kept) in enumerate(keys):
+            if len(kept) != replication_factor:
+                continue
+            positions = tuple(position_of[broker] for broker in kept)
+            if layout is not None:
+                limit = _per_rack_limit(replication_factor, layout)
+                per_rack = collections.Counter(rack_of[position] for position in positions)
+                if any(count > min(limit, len(racks[rack_index])) for rack_index, count in per_rack.items()):
+                    continue
+            # Without racks a group could move replicas to any target broker (one tuple shared by all).
+            candidates.append((key_index, len(grouped[(replication_factor, kept)]), positions,
+                               racks[0] if layout is None else None))
+        left_out = _left_out_groups(candidates, held, floor)
+    groups = [None if left_out and key_index in left_out else build(key_index) for key_index in range(len(keys))]
+    flows, bound, even = _transport(broker_count, groups, total, left_out, build)
 
     final_counts = [0] * broker_count
     final_sets = [None] * len(entries)
     for key_index, key in enumerate(keys):
         members = grouped[key]
         size = len(members)
+        if flows[key_index] is None:
+            # Left out of the network to the end: every partition keeps its replicas.
+            for broker in key[1]:
+                final_counts[position_of[broker]] += size
+            for index in members:
+                final_sets[index] = key[1]
+            continue
         # Deal the brokers out column by column: row i takes cells i, i + size, i + 2 * size...
         cells = []
         for position, units in flows[key_index]:
@@ -707,16 +985,40 @@ def _choose_leaders(entries, final_sets, targets):
     if not entries:
         return leaders, True
     position_of = dict((broker, position) for position, broker in enumerate(targets))
-    keys = sorted(grouped)
-    groups = []
-    for final, leader in keys:
+    keys = _group_order(grouped)
+
+    def build(key_index):
+        final, leader = keys[key_index]
         size = len(grouped[(final, leader)])
         positions = tuple(position_of[broker] for broker in final)
         others = set(position_of[broker] for broker in final if broker != leader)
         kept = set([position_of[leader]]) if leader >= 0 else set()
-        groups.append((size, size, [(size, positions, kept, others)]))
-    flows, unused_bound, even = _transport(len(targets), groups, len(entries))
+        return (size, size, [(size, positions, kept, others)])
+
+    left_out = None
+    if len(keys) > _MANY_GROUPS:
+        # A partition can only be led by a broker of its replica set: brokers short of leaders need
+        # groups in the network whose sets hold them.
+        held = [0] * len(targets)
+        offered = [0] * len(targets)
+        candidates = []
+        for key_index, (final, leader) in enumerate(keys):
+            size = len(grouped[(final, leader)])
+            others = tuple([position_of[broker] for broker in final if broker != leader])
+            if leader >= 0:
+                held[position_of[leader]] += size
+                candidates.append((key_index, size, (position_of[leader],), others))
+            else:
+                for position in others:
+                    offered[position] += size
+        left_out = _left_out_groups(candidates, held, len(entries) // len(targets), offered)
+    groups = [None if left_out and key_index in left_out else build(key_index) for key_index in range(len(keys))]
+    flows, unused_bound, even = _transport(len(targets), groups, len(entries), left_out, build)
     for key_index, (final, leader) in enumerate(keys):
+        if flows[key_index] is None:
+            for index in grouped[(final, leader)]:
+                leaders[index] = leader
+            continue
         # The current leader's share first, so exactly those partitions keep their leader.
         shares = sorted((targets[position], units) for position, units in flows[key_index])
         shares.sort(key=lambda share: share[0] != leader)
