@@ -475,8 +475,8 @@ def run_reassignment(module, client, inputs):
         result["partitions"] = ["%s-%d" % key for key in keys]
         result["cancelled"] = result["partitions"] if module.check_mode else cancel(client, keys, timeout_ms)
         result["throttle_removed"] = remove_left_over_throttle(module, client, params["throttle"], plan_entries)
-        result["changed"] = bool(keys) or bool(result["throttle_removed"]["brokers"]
-                                                or result["throttle_removed"]["topics"])
+        removed = result["throttle_removed"]
+        result["changed"] = bool(keys or removed["brokers"] or removed["topics"])
         return
 
     pending = check_against_cluster(parsed, assignment, brokers, ongoing, field)

@@ -694,10 +694,10 @@ def _joining(potential, broker_count, loads, left_out, build):
             if capacity < supply and held and width * len(held) == capacity:
                 # A full bundle's node may sit above the group's node, up to its lowest kept broker.
                 fits = fits and min(held) >= reach
-                high = min(high, min(held))
+                high = min(high, *held)
                 continue
             if held:
-                high = min(high, min(held))
+                high = min(high, *held)
             low = max(low, reach)
         if not fits or low > high:
             joining.append(index)

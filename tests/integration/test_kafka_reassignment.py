@@ -145,8 +145,8 @@ def test_plan_refuses_dead_brokers_and_short_lists(kafka, cluster, topic):
     assert missing.failed and topic + "-nope" in missing["msg"]
 
 
-def test_timeout_keeps_the_throttle_on_moves_in_flight_and_a_rerun_finishes_and_removes_it(kafka, cluster, admin,
-                                                                                          topic):
+def test_timeout_keeps_the_throttle_on_moves_in_flight_and_a_rerun_finishes_and_removes_it(
+        kafka, cluster, admin, topic):
     brokers = cluster.broker_ids()
     planned = kafka("kafka_reassignment_plan", topics=[topic], broker_list=",".join(map(str, brokers[1:])))
     assert not planned.failed and planned["plan"]["partitions"], planned.output
