@@ -195,8 +195,7 @@ def _normalise_assignment(assignment):
 
 
 def _check_partition(topic, partition):
-    # type() first: a million plain ints skip the call.
-    if (type(partition) is not int and not _is_int(partition)) or partition < 0:
+    if not _is_int(partition) or partition < 0:
         raise PlanError("assignment", "topic %s: partition %r is not a non-negative integer" % (topic, partition))
 
 
@@ -304,7 +303,7 @@ def assignment_from_kafka_json(document):
         except KeyError:
             raise PlanError("assignment", "every partition entry needs topic, partition and replicas: %r"
                             % (entry,)) from None
-        if not isinstance(named, str) or (type(partition) is not int and not _is_int(partition)):
+        if not isinstance(named, str) or not _is_int(partition):
             raise PlanError("assignment", "bad topic or partition in %r" % (entry,))
         if named != topic:
             topic = named
@@ -715,10 +714,10 @@ def _joining(potential, broker_count, loads, left_out, build):
             if capacity < supply and held and width * len(held) == capacity:
                 # A full bundle's node may sit above the group's node, up to its lowest kept broker.
                 fits = fits and min(held) >= reach
-                high = min(high, min(held))
+                high = min(high, *held)
                 continue
             if held:
-                high = min(high, min(held))
+                high = min(high, *held)
             low = max(low, reach)
         if not fits or low > high:
             joining.append(index)
