@@ -188,22 +188,30 @@ def _normalise_assignment(assignment):
             raise PlanError("assignment", "topic %s: expected a mapping of partition to replicas" % topic)
         checked = {}
         for partition, replicas in partitions.items():
-            if not _is_int(partition) or partition < 0:
-                message = "topic %s: partition %r is not a non-negative integer" % (topic, partition)
-                raise PlanError("assignment", message)
-            if not isinstance(replicas, (list, tuple)) or not replicas:
-                message = "%s-%d: replicas must be a non-empty list of broker ids" % (topic, partition)
-                raise PlanError("assignment", message)
-            # The common case checked at C speed; anything odd gets the exact per-id message.
-            if set(map(type, replicas)) != _INT_ONLY or min(replicas) < 0:
-                for broker in replicas:
-                    _broker_id(broker, "assignment", "%s-%d" % (topic, partition))
-            if len(set(replicas)) != len(replicas):
-                message = "%s-%d: a broker appears twice in replicas %s" % (topic, partition, list(replicas))
-                raise PlanError("assignment", message)
-            checked[partition] = tuple(replicas)
+            _check_partition(topic, partition)
+            checked[partition] = _checked_replicas(topic, partition, replicas)
         normalised[topic] = checked
     return normalised
+
+
+def _check_partition(topic, partition):
+    if not _is_int(partition) or partition < 0:
+        raise PlanError("assignment", "topic %s: partition %r is not a non-negative integer" % (topic, partition))
+
+
+def _checked_replicas(topic, partition, replicas):
+    """``replicas`` as a tuple, once it is a non-empty list of distinct broker ids (else PlanError)."""
+    if not isinstance(replicas, (list, tuple)) or not replicas:
+        message = "%s-%d: replicas must be a non-empty list of broker ids" % (topic, partition)
+        raise PlanError("assignment", message)
+    # The common case checked at C speed; anything odd gets the exact per-id message.
+    if set(map(type, replicas)) != _INT_ONLY or min(replicas) < 0:
+        for broker in replicas:
+            _broker_id(broker, "assignment", "%s-%d" % (topic, partition))
+    if len(set(replicas)) != len(replicas):
+        message = "%s-%d: a broker appears twice in replicas %s" % (topic, partition, list(replicas))
+        raise PlanError("assignment", message)
+    return tuple(replicas)
 
 
 def _normalise_brokers(brokers):
@@ -284,19 +292,31 @@ def assignment_from_kafka_json(document):
         raise PlanError("assignment", "expected {\"version\": 1, \"partitions\": [...]}")
     if document.get("version", 1) != 1:
         raise PlanError("assignment", "unsupported version %r (only 1 is known)" % (document.get("version"),))
+    # One pass, checking each entry as _normalise_assignment would: this may be a million entries.
     assignment = {}
+    topic = partitions = None
     for entry in document["partitions"]:
-        if not isinstance(entry, dict) or not all(key in entry for key in ("topic", "partition", "replicas")):
-            raise PlanError("assignment", "every partition entry needs topic, partition and replicas: %r" % (entry,))
-        topic, partition = entry["topic"], entry["partition"]
-        if not isinstance(topic, str) or not _is_int(partition):
+        try:
+            if not isinstance(entry, dict):
+                raise KeyError("topic")
+            named, partition, replicas = entry["topic"], entry["partition"], entry["replicas"]
+        except KeyError:
+            raise PlanError("assignment", "every partition entry needs topic, partition and replicas: %r"
+                            % (entry,)) from None
+        if not isinstance(named, str) or not _is_int(partition):
             raise PlanError("assignment", "bad topic or partition in %r" % (entry,))
-        partitions = assignment.setdefault(topic, {})
+        if named != topic:
+            topic = named
+            if not topic:
+                raise PlanError("assignment", "topic name %r is not a non-empty string" % (topic,))
+            partitions = assignment.get(topic)
+            if partitions is None:
+                partitions = assignment[topic] = {}
         if partition in partitions:
             raise PlanError("assignment", "%s-%d is listed twice" % (topic, partition))
-        replicas = entry["replicas"]
-        partitions[partition] = list(replicas) if isinstance(replicas, (list, tuple)) else replicas
-    _normalise_assignment(assignment)
+        _check_partition(topic, partition)
+        _checked_replicas(topic, partition, replicas)
+        partitions[partition] = list(replicas)
     return assignment
 
 
