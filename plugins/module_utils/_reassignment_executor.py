@@ -96,8 +96,8 @@ class Throttle(object):
     """Replication throttles set for one run, and exactly what must be restored afterwards.
 
     What belongs to the plan: the throttled-replica entries of the plan's partitions (also those an
-    earlier run of it left on moves in flight when it timed out), and a broker rate equal to this run's
-    rate on the plan's brokers (left the same way). Everything else found set is the operator's and is
+    earlier run of it left on moves in flight when it timed out), and a broker rate on a broker those
+    entries name or equal to this run's rate (left the same way). Everything else found set is the operator's and is
     put back as it was. plan_entries: every (topic, partition, current, target) of the plan, as pending
     entries; defaults to the pending ones.
     """

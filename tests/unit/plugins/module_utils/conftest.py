@@ -55,15 +55,20 @@ class FakeCluster:
         self.calls = []
         self.clients = []
 
+    # What a cluster of this kind answers with (set once the client classes exist) and the requests
+    # that change it: the ACL, SCRAM and group clusters below extend both.
+    client_class = None
+    write_names = WRITES
+
     def connect(self):
-        client = FakeAdminClient(self)
+        client = self.client_class(self)
         self.clients.append(client)
         return client
 
     def writes(self):
         """The requests that changed something: (name, arguments) without those sent with validate_only."""
         return [(name, arguments) for name, arguments in self.calls
-                if name in WRITES and not arguments.get("validate_only")]
+                if name in self.write_names and not arguments.get("validate_only")]
 
     def requests(self, name):
         return [arguments for called, arguments in self.calls if called == name]
@@ -252,6 +257,9 @@ class FakeAdminClient:
             for topic, numbers in sorted(partitions.items())])
 
 
+FakeCluster.client_class = FakeAdminClient
+
+
 @pytest.fixture
 def fake_cluster():
     """FakeCluster, the class: tests build the cluster they need (a fixture works whatever pytest's import mode)."""
@@ -322,14 +330,7 @@ class FakeScramCluster(FakeCluster):
         self.stored = {}
         self.refuse = dict(refuse or {})
 
-    def connect(self):
-        client = FakeScramAdminClient(self)
-        self.clients.append(client)
-        return client
-
-    def writes(self):
-        return super().writes() + [(name, arguments) for name, arguments in self.calls
-                                   if name == "alter_user_scram_credentials"]
+    write_names = WRITES | frozenset(["alter_user_scram_credentials"])
 
 
 class FakeScramAdminClient(FakeAdminClient):
@@ -393,6 +394,9 @@ class FakeScramAdminClient(FakeAdminClient):
         return SimpleNamespace(results=list(results.values()))
 
 
+FakeScramCluster.client_class = FakeScramAdminClient
+
+
 @pytest.fixture
 def fake_scram_cluster():
     """FakeScramCluster, the class, as fake_cluster gives FakeCluster."""
@@ -436,13 +440,7 @@ class FakeAclCluster(FakeCluster):
         self.authorizer = authorizer
         self.refuse = dict(refuse or {})
 
-    def connect(self):
-        client = FakeAclAdminClient(self)
-        self.clients.append(client)
-        return client
-
-    def writes(self):
-        return super().writes() + [(name, arguments) for name, arguments in self.calls if name in ACL_WRITES]
+    write_names = WRITES | ACL_WRITES
 
 
 class FakeAclAdminClient(FakeAdminClient):
@@ -486,6 +484,9 @@ class FakeAclAdminClient(FakeAdminClient):
         return answers
 
 
+FakeAclCluster.client_class = FakeAclAdminClient
+
+
 @pytest.fixture
 def fake_acl_cluster():
     """FakeAclCluster, the class, as fake_cluster gives FakeCluster."""
@@ -517,13 +518,7 @@ class FakeGroupCluster(FakeCluster):
         self.logs = dict(logs or {})
         self.record_times = dict(record_times or {})
 
-    def connect(self):
-        client = FakeGroupAdminClient(self)
-        self.clients.append(client)
-        return client
-
-    def writes(self):
-        return super().writes() + [(name, arguments) for name, arguments in self.calls if name in GROUP_WRITES]
+    write_names = WRITES | GROUP_WRITES
 
 
 class FakeGroupAdminClient(FakeAdminClient):
@@ -604,6 +599,9 @@ class FakeGroupAdminClient(FakeAdminClient):
                 del self.cluster.groups[name]
                 outcome[name] = "OK"
         return outcome
+
+
+FakeGroupCluster.client_class = FakeGroupAdminClient
 
 
 @pytest.fixture

@@ -116,7 +116,7 @@ LEADER_LIST, FOLLOWER_LIST = "leader.replication.throttled.replicas", "follower.
 def slow_cluster(fake_cluster, monkeypatch):
     """Five brokers; orders-0 (to broker 4) stays in flight once submitted, orders-1 (to broker 5) completes."""
     cluster = fake_cluster(brokers=(1, 2, 3, 4, 5), topics={"orders": {0: [1, 2, 3], 1: [2, 3, 1]}})
-    client_class = type(cluster.connect())
+    client_class = cluster.client_class
     moves_at_once = client_class.alter_partition_reassignments
 
     def alter(client, request, timeout_ms=None):
@@ -130,8 +130,6 @@ def slow_cluster(fake_cluster, monkeypatch):
         return outcome
 
     monkeypatch.setattr(client_class, "alter_partition_reassignments", alter)
-    cluster.clients.clear()
-    cluster.calls.clear()
     return cluster
 
 
