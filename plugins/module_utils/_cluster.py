@@ -9,6 +9,8 @@ kafka_cluster_info returns it; the reassignment modules plan and check against i
 from __future__ import absolute_import, division, print_function
 
 
+import fnmatch
+
 try:
     from kafka.admin import ConfigResource, ConfigResourceType
 except ImportError:
@@ -24,6 +26,20 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin impo
 TOPIC_OVERRIDE_SOURCE = "DYNAMIC_TOPIC_CONFIG"
 # DescribeQuorum: brokers of a KRaft cluster advertise it in ApiVersions, ZooKeeper-mode brokers do not.
 DESCRIBE_QUORUM_API_KEY = 55
+# What kafka_cluster_info lists of each topic's partitions: every one, the problem ones, none.
+PARTITION_VIEWS = ("all", "problems", "none")
+# The kinds of problem a partition can have, in the order a partition lists its own.
+PROBLEM_KINDS = ("offline", "under_replicated", "reassigning", "leader_not_preferred")
+# A topic name never holds these (Kafka allows letters, digits, '.', '_' and '-'): an item with one is a pattern.
+PATTERN_CHARACTERS = "*?["
+
+
+class TopicSelectionError(Exception):
+    """The topics asked for cannot be read as given; field names the option."""
+
+    def __init__(self, field, message):
+        super(TopicSelectionError, self).__init__("%s: %s" % (field, message))
+        self.field = field
 
 
 def read_brokers(client):
@@ -63,26 +79,59 @@ def read_quorum(client):
                          observers=replicas(partition["observers"]))
 
 
-def read_topics(client, topics=None, include_internal=False, missing_ok=False):
+def split_topic_selection(items, field="topics"):
+    """(names, patterns) of a list of topic names and shell-style patterns, each in order without repeats.
+
+    An item holding '*', '?' or '[' is a pattern (no topic name holds them). An empty item raises
+    TopicSelectionError naming it.
+    """
+    names, patterns = [], []
+    for index, item in enumerate(items or []):
+        if not isinstance(item, str) or not item.strip():
+            raise TopicSelectionError("%s[%d]" % (field, index),
+                                      "empty; give a topic name or a shell-style pattern such as orders-*")
+        chosen = patterns if any(character in item for character in PATTERN_CHARACTERS) else names
+        if item not in chosen:
+            chosen.append(item)
+    return names, patterns
+
+
+def topic_selected(name, internal, names=(), patterns=(), include_internal=False):
+    """Whether a topic is asked for: named, or matching a pattern, or any topic when neither is given.
+
+    Internal topics count when named, otherwise only with include_internal.
+    """
+    if name in names:
+        return True
+    if internal and not include_internal:
+        return False
+    return not (names or patterns) or any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)
+
+
+def read_topics(client, topics=None, include_internal=False, missing_ok=False, patterns=()):
     """{topic: [{partition, leader, replicas, isr, offline_replicas}]} for the named topics (all when None).
 
-    A named topic that does not exist raises KafkaAdminError naming it, or is left out with missing_ok.
+    patterns: shell-style patterns; topics matching one are read too. Kafka has no request for topic
+    names alone, so with patterns every topic is described (one Metadata request) and the choice is
+    made here. A named topic that does not exist raises KafkaAdminError naming it, or is left out with
+    missing_ok; a pattern that matches nothing is no error.
     """
-    described = client.describe_topics(list(topics) if topics else None)
+    names = list(topics or [])
+    described = client.describe_topics(names if names and not patterns else None)
     result = {}
     for topic in described:
         name = topic["name"]
+        if not topic_selected(name, topic.get("is_internal"), names, patterns, include_internal):
+            continue
         if topic.get("error_code"):
             if error_name(topic["error_code"]) == "UnknownTopicOrPartitionError":
                 continue
             raise KafkaAdminError("reading topic %r failed: %s" % (name, error_name(topic["error_code"])), "topics")
-        if topic.get("is_internal") and not include_internal and not topics:
-            continue
         result[name] = sorted((dict(partition=partition["partition_index"], leader=partition["leader_id"],
                                     replicas=list(partition["replica_nodes"]), isr=list(partition["isr_nodes"]),
                                     offline_replicas=list(partition.get("offline_replicas") or []))
                                for partition in topic["partitions"]), key=lambda item: item["partition"])
-    missing = sorted(set(topics or []) - set(result))
+    missing = sorted(set(names) - set(result))
     if missing and not missing_ok:
         raise KafkaAdminError("topic(s) do not exist: %s" % ", ".join(missing), "topics")
     return result
@@ -118,9 +167,17 @@ def read_topic_configs(client, topics):
 
 
 def read_partition_sizes(client, topics):
-    """{topic: {partition: {broker_id: bytes}}} from DescribeLogDirs on every broker."""
+    """{topic: {partition: {broker_id: bytes}}} from DescribeLogDirs on every broker.
+
+    topics: topic names, or {topic: [partitions]} when the partitions are known already (kafka-python
+    otherwise describes the named topics first to learn them: one more Metadata request).
+    """
+    if isinstance(topics, dict):
+        asked = dict((name, list(partitions)) for name, partitions in topics.items())
+    else:
+        asked = list(topics) if topics else None
     sizes = {}
-    for broker in client.describe_log_dirs(list(topics) if topics else None):
+    for broker in client.describe_log_dirs(asked):
         for log_dir in broker.get("log_dirs", []):
             for topic in log_dir.get("topics", []):
                 per_partition = sizes.setdefault(topic["name"], {})
@@ -151,28 +208,119 @@ def current_assignment(topics):
                 for name, partitions in topics.items())
 
 
-def run_cluster_info(module, client):
-    """kafka_cluster_info: the cluster, its topics and the optional configs and sizes, in module.result."""
-    params = module.params
-    result = read_brokers(client)
-    result["mode"], result["quorum"] = read_quorum(client)
-    partitions_by_topic = read_topics(client, params["topics"], params["include_internal"])
-    under_replicated, offline = summarize_topics(partitions_by_topic)
+def partition_problems(partition, reassigning=False):
+    """The problems of one partition of read_topics() output, in the order of PROBLEM_KINDS.
+
+    offline: no leader. under_replicated: fewer in-sync replicas than replicas. reassigning: a
+    reassignment of it is in progress (the caller knows). leader_not_preferred: a leader other than
+    the first replica, the one a preferred leader election would choose.
+    """
+    problems = []
+    if partition["leader"] < 0:
+        problems.append("offline")
+    if len(partition["isr"]) < len(partition["replicas"]):
+        problems.append("under_replicated")
+    if reassigning:
+        problems.append("reassigning")
+    if partition["leader"] >= 0 and partition["replicas"] and partition["leader"] != partition["replicas"][0]:
+        problems.append("leader_not_preferred")
+    return problems
+
+
+def summarize_partitions(partitions_by_topic, reassigning=()):
+    """(summary, labels, problems) over every partition of {topic: partitions} (read_topics() output).
+
+    reassigning: (topic, partition) pairs being reassigned. summary: counts of topics, partitions,
+    replicas, partitions with any problem (problem_partitions) and of each kind of PROBLEM_KINDS.
+    labels: {kind: ['topic-partition', ...]} of each kind but reassigning (the reassignments are
+    listed in full elsewhere), sorted by topic and partition. problems: {(topic, partition): [kinds]}
+    of the partitions that have any.
+    """
+    reassigning = set(reassigning)
+    summary = dict(topics=len(partitions_by_topic), partitions=0, replicas=0, problem_partitions=0)
+    summary.update((kind, 0) for kind in PROBLEM_KINDS)
+    labels = dict((kind, []) for kind in PROBLEM_KINDS if kind != "reassigning")
+    problems = {}
+    for name, partitions in sorted(partitions_by_topic.items()):
+        summary["partitions"] += len(partitions)
+        for partition in partitions:
+            summary["replicas"] += len(partition["replicas"])
+            key = (name, partition["partition"])
+            kinds = partition_problems(partition, key in reassigning)
+            if not kinds:
+                continue
+            problems[key] = kinds
+            summary["problem_partitions"] += 1
+            for kind in kinds:
+                summary[kind] += 1
+                if kind in labels:
+                    labels[kind].append("%s-%d" % key)
+    return summary, labels, problems
+
+
+def topic_entries(partitions_by_topic, view="all", problems=None):
+    """kafka_cluster_info's topics: {name: {partition_count, replication_factor[, partitions]}}.
+
+    view all: every partition; problems: only the topics with a problem partition, each with those
+    partitions alone and their kinds (problems, from summarize_partitions) as the partition's
+    problems; none: no partition lists. partition_count and replication_factor count every partition.
+    """
+    problems = problems or {}
     topics = {}
     for name, partitions in partitions_by_topic.items():
-        topics[name] = dict(partition_count=len(partitions),
-                            replication_factor=max([len(item["replicas"]) for item in partitions] or [0]),
-                            partitions=partitions)
+        entry = dict(partition_count=len(partitions),
+                     replication_factor=max([len(item["replicas"]) for item in partitions] or [0]))
+        if view == "all":
+            entry["partitions"] = partitions
+        elif view == "problems":
+            listed = [dict(partition, problems=problems[(name, partition["partition"])])
+                      for partition in partitions if (name, partition["partition"]) in problems]
+            if not listed:
+                continue
+            entry["partitions"] = listed
+        topics[name] = entry
+    return topics
+
+
+def add_sizes(topics, partitions_by_topic, sizes):
+    """Put each listed partition's sizes and each topic's size_bytes (over all its partitions) into topics."""
+    for name, topic in topics.items():
+        by_partition = sizes.get(name, {})
+        for partition in topic.get("partitions", []):
+            partition["sizes"] = by_partition.get(partition["partition"], {})
+        topic["size_bytes"] = sum(sum(by_partition.get(partition["partition"], {}).values())
+                                  for partition in partitions_by_topic[name])
+
+
+def check_cluster_info_inputs(module):
+    """(names, patterns) of the topics asked for, checked before connecting (TopicSelectionError names the item)."""
+    return split_topic_selection(module.params["topics"])
+
+
+def run_cluster_info(module, client, selection):
+    """kafka_cluster_info: the cluster, its topics and the optional configs and sizes, in module.result.
+
+    selection: (names, patterns) from check_cluster_info_inputs. Configs and sizes are read only for
+    the topics returned, so asking for fewer topics or only the problems also costs fewer requests.
+    """
+    params = module.params
+    names, patterns = selection
+    result = read_brokers(client)
+    result["mode"], result["quorum"] = read_quorum(client)
+    partitions_by_topic = read_topics(client, names, params["include_internal"], patterns=patterns)
+    reassignments = read_reassignments(client, set(partitions_by_topic)) if partitions_by_topic else []
+    summary, labels, problems = summarize_partitions(
+        partitions_by_topic, [(item["topic"], item["partition"]) for item in reassignments])
+    topics = topic_entries(partitions_by_topic, params["partitions"], problems)
     if params["include_configs"]:
         for name, configs in read_topic_configs(client, sorted(topics)).items():
             if name in topics:
                 topics[name]["config"] = configs["overrides"]
-    if params["include_sizes"]:
-        sizes = read_partition_sizes(client, sorted(topics))
-        for name, topic in topics.items():
-            for partition in topic["partitions"]:
-                partition["sizes"] = sizes.get(name, {}).get(partition["partition"], {})
-            topic["size_bytes"] = sum(sum(partition["sizes"].values()) for partition in topic["partitions"])
-    result.update(topics=topics, under_replicated_partitions=under_replicated, offline_partitions=offline,
-                  reassignments=read_reassignments(client, params["topics"]))
+    if params["include_sizes"] and topics:
+        sizes = read_partition_sizes(client, dict(
+            (name, [partition["partition"] for partition in partitions_by_topic[name]]) for name in sorted(topics)))
+        add_sizes(topics, partitions_by_topic, sizes)
+    result.update(topics=topics, summary=summary, under_replicated_partitions=labels["under_replicated"],
+                  offline_partitions=labels["offline"], leader_not_preferred_partitions=labels["leader_not_preferred"],
+                  reassignments=reassignments)
     module.result.update(changed=False, **result)

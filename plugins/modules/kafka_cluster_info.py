@@ -17,6 +17,8 @@ description:
     observers and how far each is behind); per topic the
     partitions with leader, replicas and in-sync replicas; the under-replicated and offline partitions;
     and the reassignments in progress.
+  - Totals over the partitions read (C(summary)) and the partitions with a problem by kind, so a large
+    cluster can be checked without listing every partition (O(partitions=problems) or O(partitions=none)).
   - Optionally the configs set on each topic and the size of every partition replica on disk
     (DescribeLogDirs).
   - Speaks the Kafka protocol through kafka-python's admin client, in a few batched requests.
@@ -29,21 +31,51 @@ extends_documentation_fragment:
 options:
   topics:
     description:
-      - Topics to describe. Empty means every topic (internal ones only with O(include_internal)).
-      - A named topic that does not exist is an error.
+      - Topics to describe, by name or shell-style pattern (an item with C(*), C(?) or C([), for example
+        C(orders-*)). Empty means every topic (internal ones only with O(include_internal)).
+      - Only these topics are described, counted in C(summary) and, with O(include_configs) or
+        O(include_sizes), asked for configs and sizes.
+      - A named topic that does not exist is an error naming it. A pattern that matches no topic is not
+        an error, it adds nothing.
+      - With a pattern, every topic's metadata is read (Kafka has no request for topic names alone) and
+        the choice is made in the module; with names only, only those topics are read.
     type: list
     elements: str
     default: []
   include_internal:
-    description: With no O(topics), also describe internal topics such as C(__consumer_offsets).
+    description:
+      - Also describe internal topics such as C(__consumer_offsets) when O(topics) is empty or one of its
+        patterns matches them. An internal topic named in O(topics) is always described.
     type: bool
     default: false
+  partitions:
+    description:
+      - Which partitions C(topics) lists.
+      - V(all) lists every partition of every topic.
+      - V(problems) lists only the partitions with a problem, each with C(problems), the kinds it has:
+        C(offline) (no leader), C(under_replicated) (fewer in-sync replicas than replicas),
+        C(reassigning) (a reassignment of it is in progress) and C(leader_not_preferred) (led by a
+        replica other than the first, the one a preferred leader election chooses); a topic without
+        such a partition is left out of C(topics).
+      - V(none) lists no partitions, only each topic's counts (and C(config) and C(size_bytes) when asked).
+      - C(summary) and the lists of problem partitions always count every partition of the topics read,
+        whatever this option says.
+      - A partition below its topic's C(min.insync.replicas) is also under-replicated (the setting is at
+        most the replication factor for producers to work at all), so it is among the problems; the
+        module does not read that setting to tell it apart.
+    type: str
+    choices: [all, problems, none]
+    default: all
+    version_added: "0.3.0"
   include_configs:
-    description: Also return, per topic, the configs set on the topic itself (C(config)).
+    description: Also return, per topic returned, the configs set on the topic itself (C(config)).
     type: bool
     default: false
   include_sizes:
-    description: Also return, per partition, the bytes each replica holds on its broker (C(sizes)).
+    description:
+      - Also return, per partition listed, the bytes each replica holds on its broker (C(sizes)), and per
+        topic returned its C(size_bytes).
+      - Sizes are asked only for the topics returned, from every broker (DescribeLogDirs).
     type: bool
     default: false
 seealso:
@@ -60,6 +92,24 @@ EXAMPLES = r"""
   ansible.builtin.assert:
     that: cluster.under_replicated_partitions | length == 0
     fail_msg: "under-replicated: {{ cluster.under_replicated_partitions | join(', ') }}"
+
+- name: Only what needs attention, on a cluster of many partitions
+  kafkaops.cluster.kafka_cluster_info:
+    bootstrap_servers: [kafka1:9092]
+    partitions: problems
+  register: cluster
+
+- name: Stop if any partition has no leader or too few in-sync replicas
+  ansible.builtin.assert:
+    that: cluster.summary.offline == 0 and cluster.summary.under_replicated == 0
+    fail_msg: "{{ cluster.topics | to_nice_json }}"
+
+- name: Per-topic counts and sizes of the orders topics, without the partition lists
+  kafkaops.cluster.kafka_cluster_info:
+    bootstrap_servers: [kafka1:9092]
+    topics: ["orders-*"]
+    partitions: none
+    include_sizes: true
 
 - name: Sizes of two topics' partitions and their topic-level configs
   kafkaops.cluster.kafka_cluster_info:
@@ -110,45 +160,73 @@ topics:
   description:
     - Per topic name, C(partition_count), C(replication_factor) and C(partitions), a list of
       C(partition), C(leader) (-1 when offline), C(replicas), C(isr) and C(offline_replicas).
+    - With O(partitions=problems), only the topics with a problem partition, each listing only those
+      partitions, each with C(problems) (its kinds, see O(partitions)); C(partition_count) still counts all.
+    - With O(partitions=none), no C(partitions).
     - With O(include_configs), C(config) holds the configs set on the topic.
-    - With O(include_sizes), each partition has C(sizes), bytes per broker id, and the topic C(size_bytes),
-      the sum over its replicas.
+    - With O(include_sizes), each listed partition has C(sizes), bytes per broker id, and the topic
+      C(size_bytes), the sum over all its partitions' replicas.
   returned: always
   type: dict
   sample: {myTopic: {partition_count: 1, replication_factor: 3,
            partitions: [{partition: 0, leader: 1, replicas: [1, 2, 3], isr: [1, 2, 3], offline_replicas: []}]}}
+summary:
+  description:
+    - Counts over every partition of the topics read (all topics, or those of O(topics)), whatever
+      O(partitions) lists.
+    - C(topics), C(partitions), C(replicas); C(problem_partitions), the partitions with any problem; and
+      per kind of problem (see O(partitions)) C(offline), C(under_replicated), C(reassigning) and
+      C(leader_not_preferred), the partitions of that kind.
+  returned: always
+  type: dict
+  version_added: "0.3.0"
+  sample: {topics: 2, partitions: 100, replicas: 300, problem_partitions: 1, offline: 0, under_replicated: 1,
+           reassigning: 0, leader_not_preferred: 0}
 under_replicated_partitions:
-  description: Partitions (C(topic-partition)) with fewer in-sync replicas than replicas.
+  description: Partitions (C(topic-partition)) with fewer in-sync replicas than replicas, among the topics read.
   returned: always
   type: list
   elements: str
 offline_partitions:
-  description: Partitions (C(topic-partition)) without a leader.
+  description: Partitions (C(topic-partition)) without a leader, among the topics read.
   returned: always
   type: list
   elements: str
+leader_not_preferred_partitions:
+  description:
+    - Partitions (C(topic-partition)) led by a replica other than their first (preferred) one, among the
+      topics read. A preferred leader election moves their leadership back.
+  returned: always
+  type: list
+  elements: str
+  version_added: "0.3.0"
 reassignments:
   description:
     - Reassignments in progress, each with C(topic), C(partition), C(replicas), C(adding_replicas)
-      and C(removing_replicas).
+      and C(removing_replicas), of the topics read.
   returned: always
   type: list
   elements: dict
 """
 
 from ansible_collections.kafkaops.cluster.plugins.module_utils._admin_module import KafkaAdminModule
-from ansible_collections.kafkaops.cluster.plugins.module_utils._cluster import run_cluster_info
+from ansible_collections.kafkaops.cluster.plugins.module_utils._cluster import (
+    PARTITION_VIEWS,
+    check_cluster_info_inputs,
+    run_cluster_info,
+)
 
 ARGUMENT_SPEC = dict(
     topics=dict(type="list", elements="str", default=[]),
     include_internal=dict(type="bool", default=False),
+    partitions=dict(type="str", choices=list(PARTITION_VIEWS), default="all"),
     include_configs=dict(type="bool", default=False),
     include_sizes=dict(type="bool", default=False),
 )
 
 
 def main():
-    KafkaAdminModule(ARGUMENT_SPEC).run(run_cluster_info)
+    KafkaAdminModule(ARGUMENT_SPEC).run(run_cluster_info, check_inputs=check_cluster_info_inputs)
 
 
 if __name__ == "__main__":

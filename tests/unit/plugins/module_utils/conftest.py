@@ -38,7 +38,8 @@ class FakeCluster:
     topics. broker_configs: {broker id: {key: value}} set dynamically. moving: {(topic, partition):
     target replicas} in progress. sizes: {topic: bytes each replica of each partition holds}.
     isr: {(topic, partition): in-sync replicas} of the partitions not fully in sync, set by a test;
-    one with none in sync has no leader (offline).
+    one with none in sync has no leader (offline); the leader is the first of them. Topics named
+    __* are internal, as Kafka's own are.
     """
 
     def __init__(self, brokers=(1, 2, 3), topics=None, overrides=None, moving=None, sizes=None):
@@ -118,7 +119,7 @@ class FakeAdminClient:
             if partitions is None:
                 described.append(dict(name=name, error_code=UNKNOWN_TOPIC, is_internal=False, partitions=[]))
                 continue
-            described.append(dict(name=name, error_code=0, is_internal=False, partitions=[
+            described.append(dict(name=name, error_code=0, is_internal=name.startswith("__"), partitions=[
                 dict(partition_index=index, leader_id=(isr[0] if isr else -1), replica_nodes=list(replicas),
                      isr_nodes=list(isr), offline_replicas=[])
                 for index, replicas, isr in ((index, replicas, self.cluster.isr.get((name, index), replicas))
@@ -155,8 +156,12 @@ class FakeAdminClient:
     def describe_log_dirs(self, topics=None):
         self._record("describe_log_dirs", topics=topics)
         by_broker = dict((broker, {}) for broker in self.cluster.brokers)
+        # topics: names (every partition of each), {name: [partitions]}, or None for every topic.
         for name in topics or sorted(self.cluster.topics):
+            wanted = topics[name] if isinstance(topics, dict) else None
             for partition, replicas in sorted(self.cluster.topics.get(name, {}).items()):
+                if wanted is not None and partition not in wanted:
+                    continue
                 for broker in replicas:
                     by_broker[broker].setdefault(name, []).append(dict(
                         partition_index=partition, partition_size=self.cluster.sizes.get(name, 0),

@@ -1,6 +1,8 @@
-"""kafka_cluster_info's run against a fake cluster: it reads in a few requests and never writes."""
+"""kafka_cluster_info's run against a fake cluster: it reads in a few requests and never writes; the
+selection of topics and partitions on plain data."""
 
 import pytest
+from ansible_collections.kafkaops.cluster.plugins.module_utils import _cluster
 from ansible_collections.kafkaops.cluster.plugins.modules import kafka_cluster_info
 
 SERVERS = {"bootstrap_servers": ["kafka1:9092"]}
@@ -76,3 +78,172 @@ def test_bad_input_fails_naming_the_field(run_module, cluster, args, field, word
     failed = run_module(kafka_cluster_info.main, dict(SERVERS, **args), cluster)
     assert failed["failed"] and failed["field"] == field and words in failed["msg"], failed
     assert "changed" not in failed and cluster.writes() == []
+
+
+# ---- asking for less: which topics, which partitions ---------------------------------------------
+
+
+@pytest.mark.parametrize("items, names, patterns", [
+    ([], [], []),
+    (["orders", "audit"], ["orders", "audit"], []),
+    (["orders-*", "audit", "log-?", "x[12]", "orders-*", "audit"], ["audit"], ["orders-*", "log-?", "x[12]"]),
+], ids=["nothing", "names", "names-and-patterns-without-repeats"])
+def test_topic_items_are_split_into_names_and_patterns(items, names, patterns):
+    assert _cluster.split_topic_selection(items) == (names, patterns)
+
+
+@pytest.mark.parametrize("items, field", [([""], "topics[0]"), (["orders", "  "], "topics[1]")])
+def test_an_empty_topic_item_is_refused_naming_it(items, field):
+    with pytest.raises(_cluster.TopicSelectionError) as raised:
+        _cluster.split_topic_selection(items)
+    assert raised.value.field == field and "empty" in str(raised.value)
+
+
+@pytest.mark.parametrize("name, internal, names, patterns, include_internal, selected", [
+    ("orders", False, [], [], False, True),
+    ("__consumer_offsets", True, [], [], False, False),
+    ("__consumer_offsets", True, [], [], True, True),
+    ("__consumer_offsets", True, ["__consumer_offsets"], [], False, True),
+    ("orders", False, ["audit"], [], False, False),
+    ("orders-eu", False, ["audit"], ["orders-*"], False, True),
+    ("Orders-eu", False, [], ["orders-*"], False, False),
+    ("__consumer_offsets", True, [], ["__*"], False, False),
+    ("__consumer_offsets", True, [], ["__*"], True, True),
+    ("log-7", False, [], ["log-[0-5]"], False, False),
+], ids=["all", "internal-left-out", "internal-asked", "internal-named", "not-named", "pattern",
+        "pattern-is-case-sensitive", "pattern-skips-internal", "pattern-with-internal", "character-class"])
+def test_which_topics_are_selected(name, internal, names, patterns, include_internal, selected):
+    assert _cluster.topic_selected(name, internal, names, patterns, include_internal) is selected
+
+
+def _partition(number, leader, replicas, isr):
+    return dict(partition=number, leader=leader, replicas=replicas, isr=isr, offline_replicas=[])
+
+
+@pytest.mark.parametrize("partition, reassigning, problems", [
+    (_partition(0, 1, [1, 2, 3], [1, 2, 3]), False, []),
+    (_partition(0, -1, [1, 2, 3], [1]), False, ["offline", "under_replicated"]),
+    (_partition(0, -1, [1], [1]), False, ["offline"]),
+    (_partition(0, 1, [1, 2, 3], [1, 3]), False, ["under_replicated"]),
+    (_partition(0, 2, [1, 2, 3], [1, 2, 3]), False, ["leader_not_preferred"]),
+    (_partition(0, 2, [1, 2, 3, 4], [1, 2, 3]), True, ["under_replicated", "reassigning", "leader_not_preferred"]),
+    (_partition(0, 1, [], []), False, []),
+], ids=["healthy", "offline-and-under-replicated", "offline-in-sync", "under-replicated",
+        "leader-not-preferred", "reassigning", "no-replicas"])
+def test_the_problems_of_a_partition(partition, reassigning, problems):
+    assert _cluster.partition_problems(partition, reassigning) == problems
+
+
+SICK = {
+    "orders": [_partition(0, 1, [1, 2], [1, 2]), _partition(1, -1, [2, 1], [2]), _partition(2, 1, [2, 1], [1, 2])],
+    "audit": [_partition(0, 2, [2, 3], [2]), _partition(1, 3, [3, 1], [3, 1])],
+    "empty": [],
+}
+
+
+def test_the_summary_counts_every_partition_and_each_kind_of_problem():
+    summary, labels, problems = _cluster.summarize_partitions(SICK, [("audit", 1)])
+    assert summary == dict(topics=3, partitions=5, replicas=10, problem_partitions=4, offline=1, under_replicated=2,
+                           reassigning=1, leader_not_preferred=1)
+    assert labels == dict(offline=["orders-1"], under_replicated=["audit-0", "orders-1"],
+                          leader_not_preferred=["orders-2"])
+    assert problems == {("orders", 1): ["offline", "under_replicated"], ("orders", 2): ["leader_not_preferred"],
+                        ("audit", 0): ["under_replicated"], ("audit", 1): ["reassigning"]}
+
+
+@pytest.mark.parametrize("view, listed", [
+    ("all", {"orders": [0, 1, 2], "audit": [0, 1], "empty": []}),
+    ("problems", {"orders": [1, 2], "audit": [0, 1]}),
+    ("none", {"orders": None, "audit": None, "empty": None}),
+])
+def test_topic_entries_list_the_partitions_the_view_asks_for(view, listed):
+    unused, unused, problems = _cluster.summarize_partitions(SICK, [("audit", 1)])
+    topics = _cluster.topic_entries(SICK, view, problems)
+    assert dict((name, [item["partition"] for item in topic["partitions"]] if "partitions" in topic else None)
+                for name, topic in topics.items()) == listed
+    assert topics["orders"]["partition_count"] == 3 and topics["audit"]["replication_factor"] == 2
+    if view == "problems":
+        assert [item["problems"] for item in topics["orders"]["partitions"]] == [
+            ["offline", "under_replicated"], ["leader_not_preferred"]]
+        assert "problems" not in SICK["orders"][1]
+
+
+def test_a_topic_size_counts_all_its_partitions_even_when_only_some_are_listed():
+    unused, unused, problems = _cluster.summarize_partitions(SICK)
+    topics = _cluster.topic_entries(SICK, "problems", problems)
+    _cluster.add_sizes(topics, SICK, {"orders": {0: {1: 10, 2: 10}, 1: {2: 5}, 2: {1: 1, 2: 1}}})
+    assert [item["sizes"] for item in topics["orders"]["partitions"]] == [{2: 5}, {1: 1, 2: 1}]
+    assert topics["orders"]["size_bytes"] == 27 and topics["audit"]["size_bytes"] == 0
+
+
+@pytest.fixture
+def many(fake_cluster):
+    """orders-eu, orders-us, audit and the internal __consumer_offsets; orders-us-1 under-replicated,
+    audit-0 led by its second replica."""
+    sick = fake_cluster(brokers=(1, 2, 3), topics={
+        "orders-eu": {0: [1, 2], 1: [2, 3]}, "orders-us": {0: [3, 1], 1: [1, 2]}, "audit": {0: [2, 3]},
+        "__consumer_offsets": {0: [1, 2, 3]}}, sizes={"orders-eu": 10, "orders-us": 20, "audit": 30})
+    sick.isr[("orders-us", 1)] = [1]
+    sick.isr[("audit", 0)] = [3, 2]
+    return sick
+
+
+def test_names_alone_describe_only_those_topics(run_module, many):
+    result = run_module(kafka_cluster_info.main, dict(SERVERS, topics=["audit"]), many)
+    assert list(result["topics"]) == ["audit"] and result["summary"]["partitions"] == 1
+    assert result["leader_not_preferred_partitions"] == ["audit-0"]
+    assert many.requests("describe_topics") == [dict(topics=["audit"])]
+
+
+def test_a_pattern_reads_every_topic_and_keeps_the_matching_ones(run_module, many):
+    result = run_module(kafka_cluster_info.main, dict(SERVERS, topics=["orders-*", "audit"]), many)
+    assert sorted(result["topics"]) == ["audit", "orders-eu", "orders-us"]
+    assert many.requests("describe_topics") == [dict(topics=None)]
+    assert (result["summary"]["topics"], result["summary"]["partitions"]) == (3, 5)
+    assert result["under_replicated_partitions"] == ["orders-us-1"]
+
+
+def test_problems_lists_only_the_sick_partitions_and_the_summary_still_counts_all(run_module, many):
+    result = run_module(kafka_cluster_info.main, dict(SERVERS, partitions="problems", include_sizes=True,
+                                                      include_configs=True), many)
+    assert not result.get("failed"), result
+    assert sorted(result["topics"]) == ["audit", "orders-us"]
+    assert [(item["partition"], item["problems"]) for item in result["topics"]["orders-us"]["partitions"]] == [
+        (1, ["under_replicated"])]
+    assert result["topics"]["orders-us"]["partition_count"] == 2
+    assert result["topics"]["orders-us"]["size_bytes"] == 20 * 4
+    assert result["summary"] == dict(topics=3, partitions=5, replicas=10, problem_partitions=2, offline=0,
+                                     under_replicated=1, reassigning=0, leader_not_preferred=1)
+    # Configs and sizes only of the topics returned, sizes of all their partitions.
+    assert many.requests("describe_configs") == [dict(resources=[(2, "audit"), (2, "orders-us")])]
+    assert many.requests("describe_log_dirs") == [dict(topics={"audit": [0], "orders-us": [0, 1]})]
+
+
+def test_none_lists_no_partitions_and_a_healthy_selection_sends_no_size_request(run_module, many):
+    result = run_module(kafka_cluster_info.main, dict(SERVERS, topics=["orders-eu"], partitions="problems",
+                                                      include_sizes=True), many)
+    assert result["topics"] == {} and result["summary"]["partitions"] == 2
+    assert many.requests("describe_log_dirs") == []
+    result = run_module(kafka_cluster_info.main, dict(SERVERS, partitions="none", include_internal=True), many)
+    assert sorted(result["topics"]) == ["__consumer_offsets", "audit", "orders-eu", "orders-us"]
+    assert all("partitions" not in topic for topic in result["topics"].values())
+    assert result["summary"]["replicas"] == 13
+
+
+def test_a_pattern_matching_nothing_returns_nothing(run_module, many):
+    result = run_module(kafka_cluster_info.main, dict(SERVERS, topics=["payments-*"]), many)
+    assert not result.get("failed") and result["topics"] == {} and result["summary"]["topics"] == 0
+    assert result["reassignments"] == [] and many.requests("list_partition_reassignments") == []
+
+
+@pytest.mark.parametrize("args, field, words", [
+    (dict(topics=["orders-eu", ""]), "topics[1]", "empty"),
+    (dict(partitions="sick"), None, "partitions"),
+    (dict(topics=["orders-*", "nope"]), "topics", "do not exist: nope"),
+], ids=["empty-item", "unknown-view", "named-missing-beside-a-pattern"])
+def test_bad_selections_fail_naming_the_field(run_module, many, args, field, words):
+    failed = run_module(kafka_cluster_info.main, dict(SERVERS, **args), many)
+    assert failed["failed"] and words in failed["msg"], failed
+    assert failed.get("field") == field
+    if field == "topics[1]":
+        assert many.clients == []
