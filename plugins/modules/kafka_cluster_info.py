@@ -52,7 +52,7 @@ options:
     description:
       - Which partitions C(topics) lists.
       - V(all) lists every partition of every topic.
-      - V(problems) lists only the partitions with a problem, each with C(problems), the kinds it has:
+      - V(problems) lists only the partitions with a problem, each with C(problems), the kinds it has,
         C(offline) (no leader), C(under_replicated) (fewer in-sync replicas than replicas),
         C(reassigning) (a reassignment of it is in progress) and C(leader_not_preferred) (led by a
         replica other than the first, the one a preferred leader election chooses); a topic without

@@ -157,7 +157,7 @@ def test_the_summary_counts_every_partition_and_each_kind_of_problem():
     ("none", {"orders": None, "audit": None, "empty": None}),
 ])
 def test_topic_entries_list_the_partitions_the_view_asks_for(view, listed):
-    unused, unused, problems = _cluster.summarize_partitions(SICK, [("audit", 1)])
+    problems = _cluster.summarize_partitions(SICK, [("audit", 1)])[2]
     topics = _cluster.topic_entries(SICK, view, problems)
     assert dict((name, [item["partition"] for item in topic["partitions"]] if "partitions" in topic else None)
                 for name, topic in topics.items()) == listed
@@ -169,7 +169,7 @@ def test_topic_entries_list_the_partitions_the_view_asks_for(view, listed):
 
 
 def test_a_topic_size_counts_all_its_partitions_even_when_only_some_are_listed():
-    unused, unused, problems = _cluster.summarize_partitions(SICK)
+    problems = _cluster.summarize_partitions(SICK)[2]
     topics = _cluster.topic_entries(SICK, "problems", problems)
     _cluster.add_sizes(topics, SICK, {"orders": {0: {1: 10, 2: 10}, 1: {2: 5}, 2: {1: 1, 2: 1}}})
     assert [item["sizes"] for item in topics["orders"]["partitions"]] == [{2: 5}, {1: 1, 2: 1}]
