@@ -69,7 +69,7 @@ def _assignment_of_plan(document, what):
             assignment[(entry["topic"], int(entry["partition"]))] = [int(broker) for broker in entry["replicas"]]
         except (KeyError, TypeError, ValueError):
             raise AnsibleFilterError("kafka_report_view: an entry of the %s lacks topic, partition or "
-                                     "replicas: %r" % (what, entry))
+                                     "replicas: %r" % (what, entry)) from None
     return assignment
 
 
@@ -223,7 +223,7 @@ def kafka_report_view(cluster, plan=None, rollback=None, groups=None, verify_rep
             bytes=human_bytes(topic["size_bytes"]) if "size_bytes" in topic else "",
             partition_rows=[dict(partition=partition["partition"], leader=partition["leader"],
                                  replicas=partition["replicas"], isr=partition["isr"],
-                                 preferred=bool(partition["replicas"]) and partition["leader"] == partition["replicas"][0])
+                                 preferred=partition["replicas"][:1] == [partition["leader"]])
                             for partition in topic["partitions"]]))
     throttles = cluster.get("throttles") or {}
     view = dict(

@@ -91,7 +91,8 @@ def test_the_plan_is_charted_per_broker_before_and_after():
     assert [(stored[(broker, "before")]["value"], stored[(broker, "after")]["value"]) for broker in (1, 2, 3)] \
         == [(4000, 3000), (4500, 4500), (0, 1000)]
     plan = view["plan"]
-    assert (plan["partitions"], plan["replica_moves"], plan["leader_changes"], plan["bytes_moved"]) == (2, 1, 2, "1000 B")
+    assert (plan["partitions"], plan["replica_moves"], plan["leader_changes"]) == (2, 1, 2)
+    assert plan["bytes_moved"] == "1000 B"
     assert plan["topics"] == ["orders"] and plan["state"].startswith("not carried out yet: 0 of 2")
 
 
