@@ -143,11 +143,16 @@ def read_throttles(client, topics, broker_ids):
     configs holds only the throttle keys set (a rate on a broker, set on it or as the cluster-wide
     default; the throttled replicas of a topic), so a throttle a reassignment left behind shows here.
     """
-    resources = [ConfigResource(ConfigResourceType.BROKER, str(broker)) for broker in broker_ids]
-    resources += [ConfigResource(ConfigResourceType.TOPIC, name) for name in topics]
-    if not resources:
-        return dict(brokers=[], topics=[])
-    described = client.describe_configs(resources, config_filter="all")
+    def describe(resource_type, names, kind):
+        # A broker's configs are asked of that broker, a topic's of any: one request per kind, as the
+        # reassignment's throttle reads them.
+        if not names:
+            return {}
+        resources = [ConfigResource(resource_type, str(name)) for name in names]
+        return client.describe_configs(resources, config_filter="all").get(kind, {})
+
+    described = dict(broker=describe(ConfigResourceType.BROKER, broker_ids, "broker"),
+                     topic=describe(ConfigResourceType.TOPIC, topics, "topic"))
 
     def set_values(entries, keys, sources):
         return dict((key, entries[key]["value"]) for key in keys

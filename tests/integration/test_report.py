@@ -140,13 +140,13 @@ def test_the_report_page_shows_the_cluster_and_the_plan_in_a_browser(kafka, boot
         assert [chart.get_attribute("data-metric") for chart in charts] == ["replicas", "leaders", "bytes"]
         replicas_chart = charts[0]
         bars = replicas_chart.find_elements("css selector", "rect[data-broker]")
-        assert sorted(set(int(bar.get_attribute("data-broker")) for bar in bars)) == brokers
+        assert sorted(set(int(rect.get_attribute("data-broker")) for rect in bars)) == brokers
         assert len(bars) == 2 * len(brokers)
 
         def value(broker, series):
-            bar = replicas_chart.find_element(
+            rect = replicas_chart.find_element(
                 "css selector", 'rect[data-broker="%d"][data-series="%s"]' % (broker, series))
-            return int(bar.get_attribute("data-value")), bar.size["width"]
+            return int(rect.get_attribute("data-value")), rect.size["width"]
 
         before, before_width = value(brokers[-1], "before")
         after, unused = value(brokers[-1], "after")

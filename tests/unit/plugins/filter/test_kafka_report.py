@@ -50,7 +50,7 @@ ROLLBACK = {"version": 1, "partitions": [
 
 def _chart(view, metric):
     chart = [chart for chart in view["plan"]["charts"] if chart["metric"] == metric][0]
-    return dict(((bar["broker"], bar["series"]), bar) for bar in chart["bars"])
+    return dict(((rect["broker"], rect["series"]), rect) for rect in chart["bars"])
 
 
 @pytest.mark.parametrize("value, text", [(0, "0 B"), (1023, "1023 B"), (1536, "1.5 KiB"), (5 * 1024 ** 3, "5.0 GiB")])
@@ -72,7 +72,7 @@ def test_each_broker_counts_its_replicas_preferred_and_actual_leaders_and_bytes(
 
 def test_topics_show_their_configs_and_unhealthy_partitions():
     topics = dict((topic["name"], topic) for topic in kafka_report_view(_cluster())["topics"])
-    assert [topic for topic in topics] == ["audit", "orders"]
+    assert list(topics) == ["audit", "orders"]
     assert topics["orders"]["configs"] == [["retention.ms", "1000"]] and topics["audit"]["configs"] == []
     assert (topics["orders"]["under_replicated"], topics["orders"]["offline"]) == (1, 0)
     assert [row["preferred"] for row in topics["orders"]["partition_rows"]] == [True, False]
@@ -100,12 +100,12 @@ def test_bars_are_scaled_to_the_largest_value_and_stay_inside_the_chart():
     view = kafka_report_view(_cluster(), plan=PLAN)
     span = CHART_WIDTH - CHART_LABEL_WIDTH - CHART_VALUE_WIDTH
     for chart in view["plan"]["charts"]:
-        widths = [bar["width"] for bar in chart["bars"]]
+        widths = [rect["width"] for rect in chart["bars"]]
         assert max(widths) == span and min(widths) == 0
-        assert all(bar["x"] == CHART_LABEL_WIDTH and bar["text_x"] <= CHART_WIDTH - CHART_VALUE_WIDTH + 4
-                   for bar in chart["bars"])
-        assert all(0 < bar["y"] and bar["y"] + bar["height"] < chart["height"] for bar in chart["bars"])
-        assert len(chart["labels"]) == 3 and len(set(bar["y"] for bar in chart["bars"])) == 6
+        assert all(rect["x"] == CHART_LABEL_WIDTH and rect["text_x"] <= CHART_WIDTH - CHART_VALUE_WIDTH + 4
+                   for rect in chart["bars"])
+        assert all(0 < rect["y"] and rect["y"] + rect["height"] < chart["height"] for rect in chart["bars"])
+        assert len(chart["labels"]) == 3 and len(set(rect["y"] for rect in chart["bars"])) == 6
 
 
 def test_a_plan_carried_out_still_shows_where_it_started_from_its_rollback_plan():
