@@ -123,6 +123,12 @@ def test_the_report_page_shows_the_cluster_and_the_plan_in_a_browser(kafka, boot
     driver = browser()
     try:
         driver.get("file://" + os.path.realpath(page))
+        # The whole page in one picture (the window as tall as the page), taken before the checks so that
+        # a failing check can be looked at.
+        height = driver.execute_script("return document.documentElement.scrollHeight")
+        driver.set_window_size(1000, min(height + 20, 4000))
+        assert driver.save_screenshot(os.path.join(output_dir, "report.png"))
+
         shown = [int(row.get_attribute("data-broker"))
                  for row in driver.find_elements("css selector", "#brokers tr[data-broker]")]
         assert shown == brokers
@@ -152,11 +158,5 @@ def test_the_report_page_shows_the_cluster_and_the_plan_in_a_browser(kafka, boot
         after, unused = value(brokers[-1], "after")
         assert before - after == moves_off_last and before_width > 0
         assert "OK" in driver.find_element("id", "verify").text
-
-        # The whole page in one picture: the window as tall as the page.
-        height = driver.execute_script("return document.documentElement.scrollHeight")
-        driver.set_window_size(1000, min(height + 20, 4000))
-        screenshot = os.path.join(output_dir, "report.png")
-        assert driver.save_screenshot(screenshot)
     finally:
         driver.quit()
