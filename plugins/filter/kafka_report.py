@@ -16,12 +16,13 @@ from html import escape
 from ansible.errors import AnsibleFilterError
 
 # The plan's charts: horizontal bars, one pair (before, after) per broker.
-CHART_WIDTH = 520
-CHART_LABEL_WIDTH = 90
-CHART_VALUE_WIDTH = 90
+# Narrow enough for three charts side by side on a page 1000 pixels wide.
+CHART_WIDTH = 300
+CHART_LABEL_WIDTH = 62
+CHART_VALUE_WIDTH = 64
 CHART_BAR_HEIGHT = 12
 CHART_ROW_GAP = 10
-CHART_TOP = 8
+CHART_TOP = 6
 VERIFY_CHECKS = ("lost", "duplicates", "out_of_order", "corrupt", "offset_gaps")
 UNITS = ("B", "KiB", "MiB", "GiB", "TiB", "PiB")
 
@@ -108,7 +109,7 @@ def bar_chart(metric, title, broker_ids, before, after, format_value=str):
                              x=CHART_LABEL_WIDTH, y=top + offset, width=width, height=CHART_BAR_HEIGHT - 1,
                              text_x=CHART_LABEL_WIDTH + width + 4, text_y=top + offset + CHART_BAR_HEIGHT - 2))
     return dict(metric=metric, title=title, width=CHART_WIDTH,
-                height=CHART_TOP * 2 + len(broker_ids) * row_height, bars=bars, labels=labels)
+                height=2 * CHART_TOP + len(broker_ids) * row_height - CHART_ROW_GAP, bars=bars, labels=labels)
 
 
 def _plan_view(cluster_assignment, sizes, live_ids, plan, rollback, reassignments):

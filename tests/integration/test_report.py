@@ -15,6 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 import uuid
 
 import pytest
@@ -86,7 +87,14 @@ def topic(kafka, bootstrap_servers, cluster):
         producer.close()
         throttle = ConfigResource(ConfigResourceType.TOPIC, name, configs={THROTTLE_KEY: "0:1"})
         cluster.admin.alter_configs([throttle])
-        reset = kafka("kafka_consumer_group", group=GROUP, topics=[name], reset="offset", reset_offset=10)
+        # A new cluster creates its offsets topic on the first group request: until then there is no coordinator.
+        deadline = time.monotonic() + 90
+        while True:
+            reset = kafka("kafka_consumer_group", group=GROUP, topics=[name], reset="offset", reset_offset=10)
+            if not reset.failed or "CoordinatorNotAvailable" not in reset.get("msg", "") \
+                    or time.monotonic() > deadline:
+                break
+            time.sleep(3)
         assert not reset.failed, reset.output
         yield name
     finally:
