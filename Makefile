@@ -13,7 +13,7 @@ export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.cache/collections
 COLLECTION_LINK := .cache/collections/ansible_collections/kafkaops/cluster
 SCENARIOS := default combined kraft multi-broker cluster resilience secure
 
-.PHONY: help venv collection engine image archive prerequisites demo lint sanity unit artifact integration-kraft changelog-release molecule test clean
+.PHONY: help venv collection engine browser image archive prerequisites demo lint sanity unit artifact integration-kraft changelog-release molecule test clean
 
 help:
 	@echo "make demo    a 3-node ZooKeeper + Kafka cluster in local containers, grown to 4 brokers, verified"
@@ -36,13 +36,17 @@ collection:
 engine:
 	bash scripts/ensure-docker.sh
 
+# Headless Chromium, in which tests/integration/test_report.py opens the report page.
+browser:
+	bash scripts/ensure-chromium.sh
+
 image: engine
 	bash scripts/build-image.sh
 
 archive:
 	bash scripts/build-kafka-archive.sh all
 
-prerequisites: venv collection engine image archive
+prerequisites: venv collection engine browser image archive
 
 # The demo's files (manifest, plan, report) land here.
 DEMO_DIR := $(CURDIR)/.cache/demo
@@ -63,7 +67,10 @@ demo: prerequisites
 	  -e plan_file=$(DEMO_DIR)/reassignment-plan.json
 	ansible-playbook -i $(DEMO_INVENTORY) playbooks/verify.yml -e manifests=$(DEMO_DIR)/orders-manifest.json \
 	  -e report=$(DEMO_DIR)/verify-report.json -e spark_master='local[2]'
+	ansible-playbook -i $(DEMO_INVENTORY) playbooks/report.yml -e report_file=$(DEMO_DIR)/cluster-report.html \
+	  -e plan_file=$(DEMO_DIR)/reassignment-plan.json -e verify_reports=$(DEMO_DIR)/verify-report.json
 	@bash scripts/print-cluster.sh
+	@echo "Cluster report (open it in a browser): $(DEMO_DIR)/cluster-report.html"
 
 lint: venv collection
 	ruff check plugins tests bench scripts roles/kafka_verify/files molecule
@@ -105,7 +112,7 @@ unit: venv archive
 # included) against Kafka 4.x in KRaft mode, three combined nodes and a broker as JVMs on loopback
 # (scripts/kraft-host-cluster.sh), no containers. make test runs the same tests in the kraft scenario
 # (a cluster the roles deployed) and in the cluster scenario (ZooKeeper mode).
-integration-kraft: venv collection archive
+integration-kraft: venv collection browser archive
 	bash scripts/kraft-host-cluster.sh start
 	KAFKAOPS_BOOTSTRAP_SERVERS=$$(bash scripts/kraft-host-cluster.sh servers) python -m pytest -q -p no:cacheprovider \
 	  tests/integration || { bash scripts/kraft-host-cluster.sh stop; exit 1; }

@@ -24,6 +24,11 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin impo
 
 # Where a topic config value comes from when it was set on the topic itself.
 TOPIC_OVERRIDE_SOURCE = "DYNAMIC_TOPIC_CONFIG"
+# The replication throttles Kafka's reassignment tool sets: rates on brokers, throttled replicas on topics.
+THROTTLE_RATE_KEYS = ("leader.replication.throttled.rate", "follower.replication.throttled.rate")
+THROTTLED_REPLICAS_KEYS = ("leader.replication.throttled.replicas", "follower.replication.throttled.replicas")
+# Where a broker config value comes from when it was set at run time, on one broker or on all of them.
+DYNAMIC_BROKER_SOURCES = ("DYNAMIC_BROKER_CONFIG", "DYNAMIC_DEFAULT_BROKER_CONFIG")
 # DescribeQuorum: brokers of a KRaft cluster advertise it in ApiVersions, ZooKeeper-mode brokers do not.
 DESCRIBE_QUORUM_API_KEY = 55
 # What kafka_cluster_info lists of each topic's partitions: every one, the problem ones, none.
@@ -189,6 +194,52 @@ def read_partition_sizes(client, topics):
     return sizes
 
 
+def read_throttles(client, topics, broker_ids):
+    """Replication throttles set now: {brokers: [{id, configs}], topics: [{topic, configs}]}.
+
+    configs holds only the throttle keys set (a rate on a broker, set on it or as the cluster-wide
+    default; the throttled replicas of a topic), so a throttle a reassignment left behind shows here.
+    """
+    def describe(resource_type, names, kind):
+        # A broker's configs are asked of that broker, a topic's of any: one request per kind, as the
+        # reassignment's throttle reads them.
+        if not names:
+            return {}
+        resources = [ConfigResource(resource_type, str(name)) for name in names]
+        return client.describe_configs(resources, config_filter="all").get(kind, {})
+
+    described = dict(broker=describe(ConfigResourceType.BROKER, broker_ids, "broker"),
+                     topic=describe(ConfigResourceType.TOPIC, topics, "topic"))
+
+    def set_values(entries, keys, sources):
+        return dict((key, entries[key]["value"]) for key in keys
+                    if key in entries and entries[key].get("value") and entries[key].get("config_source") in sources)
+
+    brokers = []
+    for name, entries in described.get("broker", {}).items():
+        configs = set_values(entries, THROTTLE_RATE_KEYS, DYNAMIC_BROKER_SOURCES)
+        if configs:
+            brokers.append(dict(id=int(name), configs=configs))
+    throttled_topics = []
+    for name, entries in described.get("topic", {}).items():
+        configs = set_values(entries, THROTTLED_REPLICAS_KEYS, (TOPIC_OVERRIDE_SOURCE,))
+        if configs:
+            throttled_topics.append(dict(topic=name, configs=configs))
+    return dict(brokers=sorted(brokers, key=lambda item: item["id"]),
+                topics=sorted(throttled_topics, key=lambda item: item["topic"]))
+
+
+def read_consumer_groups(client):
+    """Every consumer group the brokers coordinate: [{group, state, protocol_type}] sorted by name.
+
+    state is None where the brokers are too old to tell it in ListGroups (before Kafka 2.6).
+    """
+    groups = dict((group["group_id"], dict(group=group["group_id"], state=group.get("group_state") or None,
+                                           protocol_type=group.get("protocol_type") or ""))
+                  for group in client.list_groups())
+    return [groups[name] for name in sorted(groups)]
+
+
 def summarize_topics(topics):
     """Under-replicated and offline partitions of {topic: partitions}, as 'topic-partition' strings."""
     under_replicated, offline = [], []
@@ -323,4 +374,8 @@ def run_cluster_info(module, client, selection):
     result.update(topics=topics, summary=summary, under_replicated_partitions=labels["under_replicated"],
                   offline_partitions=labels["offline"], leader_not_preferred_partitions=labels["leader_not_preferred"],
                   reassignments=reassignments)
+    if params["include_throttles"]:
+        result["throttles"] = read_throttles(client, sorted(topics), [broker["id"] for broker in result["brokers"]])
+    if params["include_consumer_groups"]:
+        result["consumer_groups"] = read_consumer_groups(client)
     module.result.update(changed=False, **result)

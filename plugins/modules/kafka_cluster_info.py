@@ -19,8 +19,8 @@ description:
     and the reassignments in progress.
   - Totals over the partitions read (C(summary)) and the partitions with a problem by kind, so a large
     cluster can be checked without listing every partition (O(partitions=problems) or O(partitions=none)).
-  - Optionally the configs set on each topic and the size of every partition replica on disk
-    (DescribeLogDirs).
+  - Optionally the configs set on each topic, the size of every partition replica on disk
+    (DescribeLogDirs), the replication throttles set on brokers and topics, and the consumer groups.
   - Speaks the Kafka protocol through kafka-python's admin client, in a few batched requests.
   - Only reads, so it never reports a change and runs the same in check mode.
 author:
@@ -78,8 +78,23 @@ options:
       - Sizes are asked only for the topics returned, from every broker (DescribeLogDirs).
     type: bool
     default: false
+  include_throttles:
+    description:
+      - Also return the replication throttles set now (C(throttles)) on the live brokers and on the topics
+        described - those a reassignment sets, and leaves behind when it does not end cleanly.
+    type: bool
+    default: false
+    version_added: "0.3.0"
+  include_consumer_groups:
+    description:
+      - Also return every consumer group the brokers coordinate (C(consumer_groups)), with its state.
+      - The lag of one group is what M(kafkaops.cluster.kafka_consumer_group) reads.
+    type: bool
+    default: false
+    version_added: "0.3.0"
 seealso:
   - module: kafkaops.cluster.kafka_topic
+  - module: kafkaops.cluster.kafka_consumer_group
 """
 
 EXAMPLES = r"""
@@ -117,6 +132,13 @@ EXAMPLES = r"""
     topics: [orders, payments]
     include_sizes: true
     include_configs: true
+
+- name: Stop if a reassignment left a replication throttle set
+  kafkaops.cluster.kafka_cluster_info:
+    bootstrap_servers: [kafka1:9092]
+    include_throttles: true
+  register: throttled
+  failed_when: throttled.throttles.brokers or throttled.throttles.topics
 """
 
 RETURN = r"""
@@ -207,6 +229,25 @@ reassignments:
   returned: always
   type: list
   elements: dict
+throttles:
+  description:
+    - The replication throttles set now. C(brokers) - each C(id) and C(configs), the throttle rates set on
+      it (C(leader.replication.throttled.rate), C(follower.replication.throttled.rate), bytes per second),
+      on that broker or as the cluster-wide default. C(topics) - each C(topic) and C(configs), its throttled
+      replicas (C(leader.replication.throttled.replicas), C(follower.replication.throttled.replicas)).
+    - Only brokers and topics with something set are listed.
+  returned: when O(include_throttles)
+  type: dict
+  sample: {brokers: [{id: 1, configs: {leader.replication.throttled.rate: "10485760"}}],
+           topics: [{topic: orders, configs: {follower.replication.throttled.replicas: "0:4"}}]}
+consumer_groups:
+  description:
+    - Every consumer group, sorted by name, each C(group), C(state) (such as V(Stable) or V(Empty); null when
+      the brokers do not tell it) and C(protocol_type) (V(consumer) for consumers).
+  returned: when O(include_consumer_groups)
+  type: list
+  elements: dict
+  sample: [{group: billing, state: Stable, protocol_type: consumer}]
 """
 
 from ansible_collections.kafkaops.cluster.plugins.module_utils._admin_module import KafkaAdminModule
@@ -222,6 +263,8 @@ ARGUMENT_SPEC = dict(
     partitions=dict(type="str", choices=list(PARTITION_VIEWS), default="all"),
     include_configs=dict(type="bool", default=False),
     include_sizes=dict(type="bool", default=False),
+    include_throttles=dict(type="bool", default=False),
+    include_consumer_groups=dict(type="bool", default=False),
 )
 
 

@@ -548,6 +548,11 @@ class FakeGroupAdminClient(FakeAdminClient):
                                    protocol_type="consumer", protocol_data="range" if members else "", members=members)
         return described
 
+    def list_groups(self, broker_ids=None, states_filter=None, types_filter=None):
+        self._record("list_groups")
+        return [dict(group_id=name, protocol_type="consumer", group_state="Stable" if group["members"] else "Empty",
+                     group_type="classic") for name, group in sorted(self.cluster.groups.items(), reverse=True)]
+
     def list_group_offsets(self, group_specs):
         from kafka.structs import OffsetAndMetadata
 

@@ -247,3 +247,31 @@ def test_bad_selections_fail_naming_the_field(run_module, many, args, field, wor
     assert failed.get("field") == field
     if field == "topics[1]":
         assert many.clients == []
+
+
+def test_throttles_left_set_are_listed_and_nothing_else(run_module, cluster):
+    cluster.broker_configs = {1: {"leader.replication.throttled.rate": "1048576",
+                                  "follower.replication.throttled.rate": "1048576", "log.cleaner.threads": "2"},
+                              2: {}}
+    cluster.overrides["audit"] = {"follower.replication.throttled.replicas": "0:1", "retention.ms": "5"}
+    result = run_module(kafka_cluster_info.main, dict(SERVERS, include_throttles=True), cluster)
+    assert result["throttles"] == dict(
+        brokers=[dict(id=1, configs={"leader.replication.throttled.rate": "1048576",
+                                     "follower.replication.throttled.rate": "1048576"})],
+        topics=[dict(topic="audit", configs={"follower.replication.throttled.replicas": "0:1"})])
+    assert "consumer_groups" not in result and cluster.writes() == []
+
+
+def test_no_throttle_set_reads_as_empty_lists(run_module, cluster):
+    result = run_module(kafka_cluster_info.main, dict(SERVERS, include_throttles=True), cluster)
+    assert result["throttles"] == dict(brokers=[], topics=[])
+
+
+def test_consumer_groups_are_listed_by_name_with_their_state(run_module, fake_group_cluster):
+    cluster = fake_group_cluster(brokers={1: None}, topics={"orders": {0: [1]}}, groups={
+        "billing": {"members": [("member-1", "client-1", "/10.0.0.9", [("orders", 0)])]},
+        "audit": {"offsets": {("orders", 0): 3}}})
+    result = run_module(kafka_cluster_info.main, dict(SERVERS, include_consumer_groups=True), cluster)
+    assert result["consumer_groups"] == [dict(group="audit", state="Empty", protocol_type="consumer"),
+                                         dict(group="billing", state="Stable", protocol_type="consumer")]
+    assert "throttles" not in result and cluster.writes() == []

@@ -1,0 +1,173 @@
+"""What the report page shows, worked out from plain module results: counts per broker, the plan's charts."""
+
+import pytest
+from ansible.errors import AnsibleFilterError
+from ansible_collections.kafkaops.cluster.plugins.filter.kafka_report import (
+    CHART_LABEL_WIDTH,
+    CHART_VALUE_WIDTH,
+    CHART_WIDTH,
+    human_bytes,
+    kafka_report_view,
+)
+
+
+def _partition(number, replicas, leader=None, isr=None, size=None):
+    partition = dict(partition=number, leader=replicas[0] if leader is None else leader, replicas=replicas,
+                     isr=replicas if isr is None else isr, offline_replicas=[])
+    if size is not None:
+        # As a result reads once it went through JSON: broker ids as text; a follower holds less.
+        partition["sizes"] = dict((str(broker), size if index == 0 else size // 2)
+                                  for index, broker in enumerate(replicas))
+    return partition
+
+
+def _cluster(sizes=True):
+    """Brokers 1-3 (3 is the newest, still empty); orders on 1 and 2, audit on 2 alone."""
+    orders = [_partition(0, [1, 2], size=1000 if sizes else None),
+              _partition(1, [2, 1], leader=1, isr=[1], size=3000 if sizes else None)]
+    audit = [_partition(0, [2], size=500 if sizes else None)]
+    topics = dict(orders=dict(partition_count=2, replication_factor=2, config={"retention.ms": "1000"},
+                              partitions=orders),
+                  audit=dict(partition_count=1, replication_factor=1, partitions=audit))
+    if sizes:
+        for topic in topics.values():
+            topic["size_bytes"] = sum(sum(item["sizes"].values()) for item in topic["partitions"])
+    return dict(cluster_id="c-1", controller_id=2, mode="zookeeper", quorum=None,
+                brokers=[dict(id=1, host="kafka1", port=9092, rack="a"), dict(id=2, host="kafka2", port=9092, rack="b"),
+                         dict(id=3, host="kafka3", port=9092, rack=None)],
+                topics=topics, under_replicated_partitions=["orders-1"], offline_partitions=[], reassignments=[])
+
+
+# The plan spreads orders over 1-3: partition 0 moves from [1, 2] to [3, 2], partition 1 keeps its replicas
+# and gets broker 1 as preferred leader.
+PLAN = {"version": 1, "partitions": [
+    {"topic": "orders", "partition": 0, "replicas": [3, 2], "log_dirs": ["any", "any"]},
+    {"topic": "orders", "partition": 1, "replicas": [1, 2], "log_dirs": ["any", "any"]}]}
+ROLLBACK = {"version": 1, "partitions": [
+    {"topic": "orders", "partition": 0, "replicas": [1, 2], "log_dirs": ["any", "any"]},
+    {"topic": "orders", "partition": 1, "replicas": [2, 1], "log_dirs": ["any", "any"]}]}
+
+
+def _chart(view, metric):
+    chart = [chart for chart in view["plan"]["charts"] if chart["metric"] == metric][0]
+    return dict(((rect["broker"], rect["series"]), rect) for rect in chart["bars"])
+
+
+@pytest.mark.parametrize("value, text", [(0, "0 B"), (1023, "1023 B"), (1536, "1.5 KiB"), (5 * 1024 ** 3, "5.0 GiB")])
+def test_bytes_read_as_text(value, text):
+    assert human_bytes(value) == text
+
+
+def test_each_broker_counts_its_replicas_preferred_and_actual_leaders_and_bytes():
+    view = kafka_report_view(_cluster())
+    rows = dict((broker["id"], broker) for broker in view["brokers"])
+    assert [(rows[broker]["replicas"], rows[broker]["preferred_leaders"], rows[broker]["leaders"])
+            for broker in (1, 2, 3)] == [(2, 1, 2), (3, 2, 1), (0, 0, 0)]
+    # Bytes on disk are what each broker holds: 1000 + 1500 on broker 1, 500 + 3000 + 500 on broker 2.
+    assert [rows[broker]["bytes"] for broker in (1, 2, 3)] == ["2.4 KiB", "3.9 KiB", "0 B"]
+    assert rows[2]["controller"] and not rows[1]["controller"] and rows[3]["rack"] == ""
+    assert view["totals"] == dict(brokers=3, topics=2, partitions=3, replicas=5, bytes="6.3 KiB")
+    assert view["plan"] is None and view["verify"] == [] and not view["groups_read"]
+
+
+def test_topics_show_their_configs_and_unhealthy_partitions():
+    topics = dict((topic["name"], topic) for topic in kafka_report_view(_cluster())["topics"])
+    assert list(topics) == ["audit", "orders"]
+    assert topics["orders"]["configs"] == [["retention.ms", "1000"]] and topics["audit"]["configs"] == []
+    assert (topics["orders"]["under_replicated"], topics["orders"]["offline"]) == (1, 0)
+    assert [row["preferred"] for row in topics["orders"]["partition_rows"]] == [True, False]
+
+
+def test_the_plan_is_charted_per_broker_before_and_after():
+    view = kafka_report_view(_cluster(), plan=PLAN, rollback=ROLLBACK)
+    replicas = _chart(view, "replicas")
+    assert [(replicas[(broker, "before")]["value"], replicas[(broker, "after")]["value"]) for broker in (1, 2, 3)] \
+        == [(2, 1), (3, 3), (0, 1)]
+    leaders = _chart(view, "leaders")
+    assert [(leaders[(broker, "before")]["value"], leaders[(broker, "after")]["value"]) for broker in (1, 2, 3)] \
+        == [(1, 1), (2, 1), (0, 1)]
+    # A partition's bytes are its largest replica's: orders-0 (1000) goes from broker 1 to broker 3.
+    stored = _chart(view, "bytes")
+    assert [(stored[(broker, "before")]["value"], stored[(broker, "after")]["value"]) for broker in (1, 2, 3)] \
+        == [(4000, 3000), (4500, 4500), (0, 1000)]
+    plan = view["plan"]
+    assert (plan["partitions"], plan["replica_moves"], plan["leader_changes"]) == (2, 1, 2)
+    assert plan["bytes_moved"] == "1000 B"
+    assert plan["topics"] == ["orders"] and plan["state"].startswith("not carried out yet: 0 of 2")
+
+
+def test_bars_are_scaled_to_the_largest_value_and_stay_inside_the_chart():
+    view = kafka_report_view(_cluster(), plan=PLAN)
+    span = CHART_WIDTH - CHART_LABEL_WIDTH - CHART_VALUE_WIDTH
+    for chart in view["plan"]["charts"]:
+        widths = [rect["width"] for rect in chart["bars"]]
+        assert max(widths) == span and min(widths) == 0
+        assert all(rect["x"] == CHART_LABEL_WIDTH and rect["text_x"] <= CHART_WIDTH - CHART_VALUE_WIDTH + 4
+                   for rect in chart["bars"])
+        assert all(0 < rect["y"] and rect["y"] + rect["height"] < chart["height"] for rect in chart["bars"])
+        assert len(chart["labels"]) == 3 and len(set(rect["y"] for rect in chart["bars"])) == 6
+
+
+def test_a_plan_carried_out_still_shows_where_it_started_from_its_rollback_plan():
+    cluster = _cluster()
+    cluster["topics"]["orders"]["partitions"][0]["replicas"] = [3, 2]
+    cluster["topics"]["orders"]["partitions"][1]["replicas"] = [1, 2]
+    view = kafka_report_view(cluster, plan=PLAN, rollback=ROLLBACK)
+    replicas = _chart(view, "replicas")
+    assert (replicas[(3, "before")]["value"], replicas[(3, "after")]["value"]) == (0, 1)
+    assert view["plan"]["state"].startswith("carried out")
+    # Without the rollback plan, the cluster as read is all there is: before equals after.
+    unchanged = _chart(kafka_report_view(cluster, plan=PLAN), "replicas")
+    assert unchanged[(3, "before")]["value"] == unchanged[(3, "after")]["value"] == 1
+
+
+def test_a_plan_in_progress_says_so():
+    cluster = _cluster()
+    cluster["reassignments"] = [dict(topic="orders", partition=0, replicas=[3, 2, 1], adding_replicas=[3],
+                                     removing_replicas=[1])]
+    assert kafka_report_view(cluster, plan=PLAN)["plan"]["state"] == "in progress: 1 of 2 partitions moving now"
+
+
+def test_without_sizes_there_is_no_bytes_chart():
+    view = kafka_report_view(_cluster(sizes=False), plan=PLAN)
+    assert [chart["metric"] for chart in view["plan"]["charts"]] == ["replicas", "leaders"]
+    assert not view["sized"] and view["brokers"][0]["bytes"] == ""
+
+
+def test_text_from_the_cluster_is_escaped_for_html():
+    cluster = _cluster()
+    cluster["brokers"][0]["rack"] = '<script>alert("rack")</script>'
+    cluster["topics"]["orders"]["config"] = {"message.format": '"><img>'}
+    groups = [dict(item=dict(group="<b>billing</b>"), state="Empty", members=[], total_lag=7,
+                   partitions=[dict(topic="orders", partition=0, lag=7), dict(topic="orders", partition=1, lag=None)])]
+    view = kafka_report_view(cluster, groups=groups)
+    assert view["brokers"][0]["rack"] == "&lt;script&gt;alert(&quot;rack&quot;)&lt;/script&gt;"
+    assert view["topics"][1]["configs"] == [["message.format", "&quot;&gt;&lt;img&gt;"]]
+    assert view["groups"] == [dict(group="&lt;b&gt;billing&lt;/b&gt;", state="Empty", members=0, topics=["orders"],
+                                   partitions=2, total_lag=7, lag_unknown=1, failed=None)]
+
+
+def test_throttles_and_verify_reports_are_summed_up():
+    cluster = _cluster()
+    cluster["throttles"] = dict(brokers=[dict(id=1, configs={"leader.replication.throttled.rate": "100"})],
+                                topics=[])
+    report = dict(ok=False, records=10, expected=12, lost=2, duplicates=0, out_of_order=0, corrupt=0, offset_gaps=0,
+                  per_partition=[dict(topic="orders", partition=0, exists=True, lost=2),
+                                 dict(topic="orders", partition=1, exists=True, lost=0)],
+                  topics=["orders"], missing_topics=[], lost_checked=True, started_at="t", elapsed_seconds=3.5)
+    view = kafka_report_view(cluster, verify_reports=[dict(path="/data/verify.json", report=report)])
+    assert view["throttles_read"] and view["throttled_topics"] == []
+    assert view["throttled_brokers"] == [dict(id=1, configs=[["leader.replication.throttled.rate", "100"]])]
+    verify = view["verify"][0]
+    assert (verify["ok"], verify["records"], verify["bad_partitions"]) == (False, 10, ["orders-0"])
+    assert [check["count"] for check in verify["checks"]] == [2, 0, 0, 0, 0]
+
+
+@pytest.mark.parametrize("arguments, words", [
+    (dict(cluster={"brokers": []}), "kafka_cluster_info"),
+    (dict(cluster=_cluster(), plan={"version": 1}), "the plan is not Kafka's reassignment JSON"),
+    (dict(cluster=_cluster(), plan=PLAN, rollback={"partitions": [{"topic": "orders"}]}), "rollback plan lacks"),
+], ids=["not-cluster-info", "plan-without-partitions", "rollback-entry-incomplete"])
+def test_bad_input_is_refused_naming_it(arguments, words):
+    with pytest.raises(AnsibleFilterError, match=words):
+        kafka_report_view(**arguments)
