@@ -103,8 +103,9 @@ def _prometheus_port(instance, host_defaults, port, several, where):
 def _as_bool(value, field):
     if isinstance(value, bool):
         return value
-    if isinstance(value, string_types) and value.strip().lower() in ("true", "yes", "on", "1", "false", "no", "off", "0", ""):
-        return value.strip().lower() in ("true", "yes", "on", "1")
+    words = {"true": True, "yes": True, "on": True, "1": True, "false": False, "no": False, "off": False, "0": False}
+    if isinstance(value, string_types) and value.strip().lower() in words:
+        return words[value.strip().lower()]
     raise AnsibleFilterError("%s: expected a boolean, got %r" % (field, value))
 
 

@@ -44,7 +44,8 @@ def test_prometheus_port_is_zero_while_the_exporter_is_off():
 def test_prometheus_port_is_derived_per_instance_below_the_client_port():
     assert kafka_broker_instances([], PROMETHEUS_HOST)[0]["prometheus_port"] == 7092
     several = kafka_broker_instances(
-        [{"broker_id": 1, "port": 9093}, {"broker_id": 2, "port": 9094}, {"broker_id": 3, "port": 9095, "prometheus_port": 8095}],
+        [{"broker_id": 1, "port": 9093}, {"broker_id": 2, "port": 9094},
+         {"broker_id": 3, "port": 9095, "prometheus_port": 8095}],
         dict(PROMETHEUS_HOST, prometheus_port=7000))
     # The host-level port serves a single broker only; with several, each gets its own.
     assert [item["prometheus_port"] for item in several] == [7093, 7094, 8095]
@@ -65,7 +66,8 @@ def test_host_level_prometheus_port_applies_to_a_single_instance(enabled):
      "kafka_broker_instances[0].prometheus_port: the default, port 1500 - 2000, is below 1: give prometheus_port"),
     ([{"broker_id": 1, "port": 9093, "prometheus_port": 0}], PROMETHEUS_HOST,
      "kafka_broker_instances[0].prometheus_port: must be within 1-65535, got 0"),
-    ([], dict(PROMETHEUS_HOST, prometheus_enabled="maybe"), "kafka_broker_prometheus_enabled: expected a boolean, got 'maybe'"),
+    ([], dict(PROMETHEUS_HOST, prometheus_enabled="maybe"),
+     "kafka_broker_prometheus_enabled: expected a boolean, got 'maybe'"),
 ])
 def test_bad_prometheus_ports_are_refused_naming_the_field(instances, host, message):
     with pytest.raises(AnsibleFilterError) as error:
