@@ -129,6 +129,18 @@ def test_each_broker_serves_its_replication_traffic_and_request_series():
         assert values(series, "kafka_server_kafkarequesthandlerpool_requesthandleravgidlepercent"), endpoint
         # The agent's own JVM series.
         assert values(series, "jvm_memory_used_bytes", area="heap"), endpoint
+        # What was seen, for a run with -rA (PYTEST_ADDOPTS) to show.
+        print("broker %d at %s: under-replicated %s, offline replicas %s, ISR shrinks %s, expands %s, bytes in %s,"
+              " out %s, Metadata requests %s, Metadata p99 %s ms, series %d" % (
+                  broker_id, endpoint, values(series, UNDER_REPLICATED),
+                  values(series, "kafka_server_replicamanager_offlinereplicacount"),
+                  values(series, "kafka_server_replicamanager_isrshrinkspersec_total"),
+                  values(series, "kafka_server_replicamanager_isrexpandspersec_total"),
+                  values(series, "kafka_server_brokertopicmetrics_bytesinpersec_total"),
+                  values(series, "kafka_server_brokertopicmetrics_bytesoutpersec_total"),
+                  sum(values(series, REQUESTS, request="Metadata")),
+                  values(series, "kafka_network_requestmetrics_totaltimems", request="Metadata", quantile="0.99"),
+                  sum(len(samples) for samples in series.values())))
         # Kept focused: nothing per topic or partition.
         assert not [name for name, samples in series.items() for labels, unused in samples if "topic" in labels]
 
@@ -151,6 +163,11 @@ def test_exactly_one_active_controller_and_no_offline_partitions():
                                    for endpoint, series in readings.items()}
     assert sum(sum(values(series, "kafka_controller_kafkacontroller_offlinepartitionscount"))
                for series in readings.values()) == 0
+    print("active controller count per node: %s; offline partitions: %s" % (
+        {endpoint: values(series, "kafka_controller_kafkacontroller_activecontrollercount")
+         for endpoint, series in readings.items()},
+        {endpoint: values(series, "kafka_controller_kafkacontroller_offlinepartitionscount")
+         for endpoint, series in readings.items()}))
 
 
 @pytest.mark.scenarios("combined")
@@ -176,6 +193,12 @@ def test_the_kraft_quorum_has_one_leader_that_every_node_names():
         assert one_value(series, "kafka_server_raft_metrics_current_epoch", endpoint) >= 1
         assert one_value(series, "kafka_controller_kafkacontroller_activebrokercount", endpoint) >= 1
         assert one_value(series, "kafka_controller_kafkacontroller_fencedbrokercount", endpoint) == 0
+        print("%s: raft state %s, leader %s, epoch %s, high watermark %s, active brokers %s, fenced %s" % (
+            endpoint, states(readings)[endpoint], values(series, "kafka_server_raft_metrics_current_leader"),
+            values(series, "kafka_server_raft_metrics_current_epoch"),
+            values(series, "kafka_server_raft_metrics_high_watermark"),
+            values(series, "kafka_controller_kafkacontroller_activebrokercount"),
+            values(series, "kafka_controller_kafkacontroller_fencedbrokercount")))
 
 
 @pytest.mark.scenarios("default")
@@ -195,6 +218,11 @@ def test_zookeeper_reports_its_quorum_and_load():
         assert one_value(series, "zookeeper_outstandingrequests", endpoint) >= 0
         assert one_value(series, "zookeeper_avgrequestlatency", endpoint) >= 0
         assert one_value(series, "zookeeper_nodecount", endpoint) > 0
+        print("%s: state %s, quorum size %s, outstanding requests %s, average latency %s ms, znodes %s,"
+              " connections %s" % (endpoint, states[endpoint], values(series, "zookeeper_quorum_size"),
+                                   values(series, "zookeeper_outstandingrequests"),
+                                   values(series, "zookeeper_avgrequestlatency"), values(series, "zookeeper_nodecount"),
+                                   values(series, "zookeeper_numaliveconnections")))
     # The brokers hold sessions with the ensemble.
     assert sum(one_value(series, "zookeeper_numaliveconnections", endpoint)
                for endpoint, series in readings.items()) >= 1
