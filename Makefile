@@ -13,7 +13,7 @@ export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.cache/collections
 COLLECTION_LINK := .cache/collections/ansible_collections/kafkaops/cluster
 SCENARIOS := default combined kraft multi-broker cluster resilience secure
 
-.PHONY: help venv collection engine browser image archive prerequisites demo lint sanity unit artifact integration-kraft changelog-release molecule test clean
+.PHONY: help venv collection engine browser image archive prometheus-agent prerequisites demo lint sanity unit artifact integration-kraft changelog-release molecule test clean
 
 help:
 	@echo "make demo    a 3-node ZooKeeper + Kafka cluster in local containers, grown to 4 brokers, verified"
@@ -46,7 +46,11 @@ image: engine
 archive:
 	bash scripts/build-kafka-archive.sh all
 
-prerequisites: venv collection engine browser image archive
+# The Prometheus JMX exporter's agent jar, which scenarios with *_prometheus_enabled copy to their hosts.
+prometheus-agent:
+	bash scripts/fetch-prometheus-agent.sh
+
+prerequisites: venv collection engine browser image archive prometheus-agent
 
 # The demo's files (manifest, plan, report) land here.
 DEMO_DIR := $(CURDIR)/.cache/demo

@@ -9,9 +9,12 @@ from __future__ import absolute_import, division, print_function
 from ansible.errors import AnsibleFilterError
 from ansible.module_utils.six import string_types
 
-INSTANCE_KEYS = ("broker_id", "port", "internal_port", "jmx_port", "rack", "log_dirs", "properties")
+INSTANCE_KEYS = ("broker_id", "port", "internal_port", "jmx_port", "prometheus_port", "rack", "log_dirs", "properties")
 INTERNAL_PORT_OFFSET = 10000
 JMX_PORT_OFFSET = 20000
+# Below the client port rather than above: port + 30000 would land among Linux's ephemeral ports
+# (32768-60999), which outgoing connections take, so the exporter could find its port in use.
+PROMETHEUS_PORT_OFFSET = -2000
 
 
 def _as_int(value, field, low, high):
@@ -30,8 +33,9 @@ def kafka_broker_instances(instances, host_defaults):
     """Return one complete dict per broker instance of a host.
 
     host_defaults: broker_id, port, internal_port (None: port + 10000), jmx_port (None: port + 20000,
-    0 disables JMX), rack, data_dir, properties. With several instances, broker_id and port must
-    be given per instance, since the host-level ones can serve only one.
+    0 disables JMX), prometheus_enabled (false: prometheus_port is 0), prometheus_port (None: port - 2000),
+    rack, data_dir, properties. With several instances, broker_id and port must be given per instance,
+    since the host-level ones can serve only one; so are internal, JMX and Prometheus ports, or derived.
     """
     if instances is None:
         instances = []
@@ -60,6 +64,7 @@ def kafka_broker_instances(instances, host_defaults):
         jmx_port = instance.get("jmx_port", jmx_default)
         jmx_port = _as_int(port + JMX_PORT_OFFSET if jmx_port in (None, "") else jmx_port,
                            where + ".jmx_port", 0, 65535)
+        prometheus_port = _prometheus_port(instance, host_defaults, port, several, where)
         data_dir = host_defaults.get("data_dir", "/var/lib/kafka")
         log_dirs = instance.get("log_dirs") or ["%s/broker-%d" % (data_dir, broker_id)]
         if isinstance(log_dirs, string_types):
@@ -72,12 +77,36 @@ def kafka_broker_instances(instances, host_defaults):
             "port": port,
             "internal_port": internal_port,
             "jmx_port": jmx_port,
+            "prometheus_port": prometheus_port,
             "rack": instance.get("rack", host_defaults.get("rack")) or "",
             "log_dirs": list(log_dirs),
             "properties": properties,
         })
     _check_host(normalized)
     return normalized
+
+
+def _prometheus_port(instance, host_defaults, port, several, where):
+    """The instance's Prometheus exporter port: 0 while the exporter is off, else the one given (the
+    instance's, or the host's for a single instance), else the client port - 2000."""
+    if not _as_bool(host_defaults.get("prometheus_enabled", False), "kafka_broker_prometheus_enabled"):
+        return 0
+    given = instance.get("prometheus_port", host_defaults.get("prometheus_port") if not several else None)
+    if given not in (None, ""):
+        return _as_int(given, where + ".prometheus_port", 1, 65535)
+    if port + PROMETHEUS_PORT_OFFSET < 1:
+        raise AnsibleFilterError("%s.prometheus_port: the default, port %d - %d, is below 1: give prometheus_port"
+                                 % (where, port, -PROMETHEUS_PORT_OFFSET))
+    return port + PROMETHEUS_PORT_OFFSET
+
+
+def _as_bool(value, field):
+    if isinstance(value, bool):
+        return value
+    words = {"true": True, "yes": True, "on": True, "1": True, "false": False, "no": False, "off": False, "0": False}
+    if isinstance(value, string_types) and value.strip().lower() in words:
+        return words[value.strip().lower()]
+    raise AnsibleFilterError("%s: expected a boolean, got %r" % (field, value))
 
 
 def _check_host(instances):
@@ -90,9 +119,9 @@ def _check_host(instances):
             raise AnsibleFilterError("%s.broker_id: %d is already used by kafka_broker_instances[%d]"
                                      % (where, instance["broker_id"], seen_ids[instance["broker_id"]]))
         seen_ids[instance["broker_id"]] = index
-        for field in ("port", "internal_port", "jmx_port"):
+        for field in ("port", "internal_port", "jmx_port", "prometheus_port"):
             port = instance[field]
-            if field == "jmx_port" and port == 0:
+            if field in ("jmx_port", "prometheus_port") and port == 0:
                 continue
             if port in seen_ports:
                 raise AnsibleFilterError("%s.%s: port %d clashes with %s on the same host"

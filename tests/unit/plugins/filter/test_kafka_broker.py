@@ -12,7 +12,7 @@ HOST = {"broker_id": 7, "port": 9092, "internal_port": "", "jmx_port": "", "rack
 
 def test_no_instances_means_one_from_the_host_settings():
     assert kafka_broker_instances([], HOST) == [{
-        "broker_id": 7, "port": 9092, "internal_port": 19092, "jmx_port": 29092, "rack": "r1",
+        "broker_id": 7, "port": 9092, "internal_port": 19092, "jmx_port": 29092, "prometheus_port": 0, "rack": "r1",
         "log_dirs": ["/var/lib/kafka/broker-7"], "properties": {}}]
 
 
@@ -30,6 +30,49 @@ def test_host_level_ports_apply_to_a_single_instance_only():
     assert kafka_broker_instances([], host)[0]["jmx_port"] == 0
     several = kafka_broker_instances([{"broker_id": 1, "port": 9093}, {"broker_id": 2, "port": 9094}], host)
     assert [item["internal_port"] for item in several] == [19093, 19094]
+
+
+PROMETHEUS_HOST = dict(HOST, prometheus_enabled=True, prometheus_port="")
+
+
+def test_prometheus_port_is_zero_while_the_exporter_is_off():
+    several = kafka_broker_instances([{"broker_id": 1, "port": 9093, "prometheus_port": 8000},
+                                      {"broker_id": 2, "port": 9094}], dict(HOST, prometheus_enabled=False))
+    assert [item["prometheus_port"] for item in several] == [0, 0]
+
+
+def test_prometheus_port_is_derived_per_instance_below_the_client_port():
+    assert kafka_broker_instances([], PROMETHEUS_HOST)[0]["prometheus_port"] == 7092
+    several = kafka_broker_instances(
+        [{"broker_id": 1, "port": 9093}, {"broker_id": 2, "port": 9094},
+         {"broker_id": 3, "port": 9095, "prometheus_port": 8095}],
+        dict(PROMETHEUS_HOST, prometheus_port=7000))
+    # The host-level port serves a single broker only; with several, each gets its own.
+    assert [item["prometheus_port"] for item in several] == [7093, 7094, 8095]
+
+
+@pytest.mark.parametrize("enabled", [True, "true", "yes", "True"])
+def test_host_level_prometheus_port_applies_to_a_single_instance(enabled):
+    host = dict(PROMETHEUS_HOST, prometheus_enabled=enabled, prometheus_port="9404")
+    assert kafka_broker_instances([], host)[0]["prometheus_port"] == 9404
+
+
+@pytest.mark.parametrize("instances, host, message", [
+    ([{"broker_id": 1, "port": 9093}, {"broker_id": 2, "port": 9094, "prometheus_port": 19093}], PROMETHEUS_HOST,
+     "kafka_broker_instances[1].prometheus_port: port 19093 clashes with kafka_broker_instances[0].internal_port"),
+    ([{"broker_id": 1, "port": 9093, "prometheus_port": 9094}, {"broker_id": 2, "port": 9094}], PROMETHEUS_HOST,
+     "kafka_broker_instances[1].port: port 9094 clashes with kafka_broker_instances[0].prometheus_port"),
+    ([{"broker_id": 1, "port": 1500}], PROMETHEUS_HOST,
+     "kafka_broker_instances[0].prometheus_port: the default, port 1500 - 2000, is below 1: give prometheus_port"),
+    ([{"broker_id": 1, "port": 9093, "prometheus_port": 0}], PROMETHEUS_HOST,
+     "kafka_broker_instances[0].prometheus_port: must be within 1-65535, got 0"),
+    ([], dict(PROMETHEUS_HOST, prometheus_enabled="maybe"),
+     "kafka_broker_prometheus_enabled: expected a boolean, got 'maybe'"),
+])
+def test_bad_prometheus_ports_are_refused_naming_the_field(instances, host, message):
+    with pytest.raises(AnsibleFilterError) as error:
+        kafka_broker_instances(instances, host)
+    assert message in str(error.value)
 
 
 def test_log_dirs_given_as_a_comma_separated_string():
