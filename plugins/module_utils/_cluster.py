@@ -242,15 +242,8 @@ def read_consumer_groups(client):
 
 def summarize_topics(topics):
     """Under-replicated and offline partitions of {topic: partitions}, as 'topic-partition' strings."""
-    under_replicated, offline = [], []
-    for name, partitions in sorted(topics.items()):
-        for partition in partitions:
-            label = "%s-%d" % (name, partition["partition"])
-            if partition["leader"] < 0:
-                offline.append(label)
-            if len(partition["isr"]) < len(partition["replicas"]):
-                under_replicated.append(label)
-    return under_replicated, offline
+    labels = summarize_partitions(topics)[1]
+    return labels["under_replicated"], labels["offline"]
 
 
 def current_assignment(topics):

@@ -24,6 +24,9 @@ except ImportError:
     TopicPartition = ConfigResource = ConfigResourceType = None
 
 from ansible_collections.kafkaops.cluster.plugins.module_utils._cluster import (
+    THROTTLE_RATE_KEYS,
+    THROTTLED_REPLICAS_KEYS,
+    TOPIC_OVERRIDE_SOURCE,
     current_assignment,
     read_brokers,
     read_partition_sizes,
@@ -45,9 +48,8 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_mov
     throttle_entries,
 )
 
-BROKER_RATE_KEYS = ("leader.replication.throttled.rate", "follower.replication.throttled.rate")
-LEADER_LIST_KEY = "leader.replication.throttled.replicas"
-FOLLOWER_LIST_KEY = "follower.replication.throttled.replicas"
+BROKER_RATE_KEYS = THROTTLE_RATE_KEYS
+LEADER_LIST_KEY, FOLLOWER_LIST_KEY = THROTTLED_REPLICAS_KEYS
 # How long removing the throttle keeps trying a broker that does not answer (one killed comes back).
 THROTTLE_REMOVE_SECONDS = 120
 # How long the brokers may take to take on a throttle before the run gives up without submitting anything.
@@ -145,7 +147,7 @@ class Throttle(object):
                     continue
                 owned = set(item for item in items if item.split(":")[0] in plan_partitions.get(name, set()))
                 self.topic_added[(name, key)] = owned
-                self.topic_had_override[(name, key)] = entry.get("config_source") == "DYNAMIC_TOPIC_CONFIG" and (
+                self.topic_had_override[(name, key)] = entry.get("config_source") == TOPIC_OVERRIDE_SOURCE and (
                     not items or bool(set(items) - owned))
                 left_on.update(int(item.split(":")[1]) for item in owned if item.split(":")[1].isdigit())
         brokers = sorted(set(_plan_brokers(self.plan_entries)) | set(throttled_brokers))
