@@ -11,7 +11,7 @@ export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 # Molecule and ansible-lint find the collection through this path.
 export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.cache/collections
 COLLECTION_LINK := .cache/collections/ansible_collections/kafkaops/cluster
-SCENARIOS := default combined kraft multi-broker cluster resilience secure
+SCENARIOS := default combined kraft migration multi-broker cluster resilience secure
 
 .PHONY: help venv collection engine image archive prerequisites demo lint sanity unit artifact integration-kraft changelog-release molecule test clean
 
