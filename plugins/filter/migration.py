@@ -227,6 +227,67 @@ def kafka_migration_precheck(brokers, controllers, broker_hosts, controller_host
     return problems
 
 
+def _release(version):
+    """(major, minor, patch) of a Kafka version such as 3.9.2 or 4.4.0-ce; None when it is not one."""
+    parts = []
+    for part in str(version or "").split("-")[0].split("."):
+        if not part.isdigit():
+            return None
+        parts.append(int(part))
+    return tuple((parts + [0, 0, 0])[:3]) if parts else None
+
+
+def kafka_upgrade_check(brokers, controllers, targets, pinned_protocol=""):
+    """Why a rolling upgrade to the archive of this run must not go ahead, naming host and version.
+
+    brokers, controllers: as the roles' node_state.yml reads them (version: the Kafka each runs now).
+    targets: {host: the version of the archive this run installed there}. pinned_protocol: the
+    brokers' inter.broker.protocol.version in the inventory (ZooKeeper mode).
+    """
+    problems = []
+    modes = set(broker["mode"] for broker in brokers)
+    if "migration" in modes or any(c.get("migration") for c in controllers) or ("kraft" in modes and len(modes) > 1):
+        problems.append("a ZooKeeper-to-KRaft migration is under way (brokers by mode: %s); Kafka forbids changing "
+                        "versions during it: finalize it or roll it back first (migrate_to_kraft.yml)"
+                        % ", ".join(sorted(modes)))
+        return problems
+    found = sorted(set(targets.values()))
+    if len(found) != 1 or _release(found[0]) is None:
+        problems.append("kafka_distribution_archive_src / kafka_distribution_archive_url: the hosts would get "
+                        "different or unknown Kafka versions (%s); one archive for the whole cluster"
+                        % ", ".join("%s: %s" % (host, targets[host]) for host in sorted(targets)))
+        return problems
+    target = _release(found[0])
+    for node in list(controllers) + list(brokers):
+        name = "%s (%s %s)" % (node["host"], "broker" if "broker_id" in node else "controller",
+                               node.get("broker_id", node.get("node_id")))
+        current = _release(node.get("version"))
+        if current is None:
+            problems.append("%s: cannot tell which Kafka it runs (no kafkaops.cluster install found)" % name)
+        elif target < current:
+            problems.append("%s: runs Kafka %s; %s would be a downgrade, which Kafka does not support once the "
+                            "metadata version or protocol moved on" % (name, node["version"], found[0]))
+    if modes == {"zookeeper"}:
+        if target >= (4, 0, 0):
+            problems.append("Kafka %s has no ZooKeeper mode: migrate the cluster to KRaft on Kafka 3.9 first "
+                            "(migrate_to_kraft.yml), then upgrade" % found[0])
+        running = sorted(set(_release(b.get("version"))[:2] for b in brokers if _release(b.get("version"))))
+        if running and running[0] < target[:2] and not pinned_protocol:
+            problems.append("kafka_broker_properties: set inter.broker.protocol.version to %d.%d (what the brokers "
+                            "speak now) before rolling them to %s, so that upgraded and not yet upgraded brokers "
+                            "understand each other; raise it once every broker runs %s"
+                            % (running[0][0], running[0][1], found[0], found[0]))
+        pinned = _release(pinned_protocol.split("-")[0]) if pinned_protocol else None
+        if pinned and running and pinned[:2] > running[0]:
+            problems.append("kafka_broker_properties: inter.broker.protocol.version %s is newer than what broker(s) "
+                            "running Kafka %d.%d speak; raise it only once every broker runs the new Kafka"
+                            % (pinned_protocol, running[0][0], running[0][1]))
+    elif target >= (4, 0, 0) and any(_release(n.get("version")) and _release(n.get("version")) < (3, 3, 0)
+                                     for n in list(controllers) + list(brokers)):
+        problems.append("Kafka 4 upgrades only from Kafka 3.3 or later: upgrade to 3.9 first")
+    return problems
+
+
 class FilterModule(object):
     def filters(self):
         return {
@@ -235,4 +296,5 @@ class FilterModule(object):
             "kafka_migration_state": kafka_migration_state,
             "kafka_migration_plan": kafka_migration_plan,
             "kafka_migration_precheck": kafka_migration_precheck,
+            "kafka_upgrade_check": kafka_upgrade_check,
         }

@@ -85,6 +85,20 @@ def test_finalize_waits_for_the_soak(runs):
     assert "This run: finalize" in runs["runs"][6]
 
 
+def test_the_upgrade_ran_every_node_on_kafka_4_and_raised_the_metadata_version(runs):
+    output = runs["runs"][8]
+    assert "Raise the metadata version to 4.4" in output
+    for name in BROKERS + CONTROLLERS:
+        unit = ("kafka-controller" if name in CONTROLLERS
+                else "kafka-broker-%d" % int(RUNNER.get_variables(name)["kafka_broker_id"]))
+        assert "kafka_2.13-4.4.0/libs" in _node(name).file("/etc/systemd/system/%s.service" % unit).content_string
+    node = _node(CONTROLLERS[0])
+    described = node.check_output(
+        "java -Xmx128m -cp '/opt/kafkaops/kafka_2.13-4.4.0/libs/*' org.apache.kafka.tools.FeatureCommand "
+        "--bootstrap-controller %s:9093 describe 2>/dev/null" % CONTROLLERS[0])
+    assert re.search(r"Feature: metadata\.version\s.*FinalizedVersionLevel: 4\.4-", described), described
+
+
 @pytest.mark.parametrize("name", BROKERS)
 def test_brokers_run_kraft_with_no_zookeeper_setting_left(name):
     node = _node(name)

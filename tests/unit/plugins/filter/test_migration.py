@@ -9,6 +9,7 @@ from ansible_collections.kafkaops.cluster.plugins.filter.migration import (
     kafka_migration_plan,
     kafka_migration_precheck,
     kafka_migration_state,
+    kafka_upgrade_check,
 )
 
 ZK_ID = "q1Sh-9_ISia_zwGINzRvyQ"
@@ -166,3 +167,44 @@ def test_the_precheck_needs_controllers_and_a_cluster_id_but_not_for_a_rollback(
     assert "no kafka_controller group" in problems[0] and "no cluster id" in problems[1]
     assert kafka_migration_precheck(precheck_brokers(version="3.8.0"), [], [({}, "b1")], [], "",
                                     ["rollback_controllers"]) == []
+
+
+def upgrade_nodes(broker_version="4.3.1", mode="kraft", controller_version="4.3.1", migration=False):
+    brokers = [{"host": "b1", "broker_id": 1, "mode": mode, "version": broker_version}]
+    controllers_ = [{"host": "c1", "node_id": 9001, "migration": migration, "version": controller_version}]
+    return brokers, controllers_
+
+
+def test_an_upgrade_to_a_newer_4x_passes():
+    brokers, controllers_ = upgrade_nodes()
+    assert kafka_upgrade_check(brokers, controllers_, {"b1": "4.4.0", "c1": "4.4.0"}) == []
+    # A re-run once every node runs it is no downgrade either.
+    done = upgrade_nodes("4.4.0", controller_version="4.4.0")
+    assert kafka_upgrade_check(*done, {"b1": "4.4.0", "c1": "4.4.0"}) == []
+
+
+@pytest.mark.parametrize("nodes, targets, pinned, expected", [
+    (upgrade_nodes("4.4.0"), {"b1": "4.3.1", "c1": "4.3.1"}, "",
+     "b1 (broker 1): runs Kafka 4.4.0; 4.3.1 would be a downgrade"),
+    (upgrade_nodes(), {"b1": "4.4.0", "c1": "4.3.1"}, "", "different or unknown Kafka versions (b1: 4.4.0, c1: 4.3.1)"),
+    (upgrade_nodes(mode="migration"), {"b1": "4.4.0", "c1": "4.4.0"}, "",
+     "a ZooKeeper-to-KRaft migration is under way"),
+    (upgrade_nodes(migration=True), {"b1": "4.4.0", "c1": "4.4.0"}, "", "migration is under way"),
+    (upgrade_nodes("3.9.2", "zookeeper", ""), {"b1": "4.4.0"}, "3.9", "Kafka 4.4.0 has no ZooKeeper mode"),
+    (upgrade_nodes("3.8.1", "zookeeper", ""), {"b1": "3.9.2"}, "", "set inter.broker.protocol.version to 3.8"),
+    (upgrade_nodes("3.8.1", "zookeeper", ""), {"b1": "3.9.2"}, "3.9", "inter.broker.protocol.version 3.9 is newer"),
+    (upgrade_nodes("3.2.0", controller_version="3.2.0"), {"b1": "4.4.0", "c1": "4.4.0"}, "",
+     "only from Kafka 3.3"),
+    (upgrade_nodes(""), {"b1": "4.4.0", "c1": "4.4.0"}, "", "b1 (broker 1): cannot tell which Kafka it runs"),
+])
+def test_an_upgrade_is_refused_naming_the_cause(nodes, targets, pinned, expected):
+    brokers, controllers_ = nodes
+    if not controllers_[0]["version"]:
+        controllers_ = []
+    problems = kafka_upgrade_check(brokers, controllers_, targets, pinned)
+    assert len(problems) == 1 and expected in problems[0], problems
+
+
+def test_a_zookeeper_mode_minor_upgrade_with_the_protocol_pinned_passes():
+    brokers, _ = upgrade_nodes("3.8.1", "zookeeper")
+    assert kafka_upgrade_check(brokers, [], {"b1": "3.9.2"}, "3.8") == []
