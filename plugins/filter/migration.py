@@ -230,7 +230,7 @@ def kafka_migration_precheck(brokers, controllers, broker_hosts, controller_host
 def _release(version):
     """(major, minor, patch) of a Kafka version such as 3.9.2 or 4.4.0-ce; None when it is not one."""
     parts = []
-    for part in str(version or "").split("-")[0].split("."):
+    for part in str(version or "").split("-", 1)[0].split("."):
         if not part.isdigit():
             return None
         parts.append(int(part))

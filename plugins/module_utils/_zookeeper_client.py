@@ -113,7 +113,7 @@ class ZooKeeperClient(object):
     def connect(self):
         problems = []
         for server in self.servers:
-            host, _, port = server.rpartition(":")
+            host, port = server.rsplit(":", 1)
             try:
                 sock = socket.create_connection((host, int(port)), timeout=self.timeout)
                 sock.settimeout(self.timeout)
@@ -192,7 +192,8 @@ class ZooKeeperClient(object):
         reply = self._checked(path, OP_GET_CHILDREN, encode_string(path) + b"\0")
         if reply is None:
             return None
-        return sorted(reply.string() for _ in range(reply.int32()))
+        count = reply.int32()
+        return sorted(reply.string() for index in range(count))
 
     def delete(self, path):
         """Deletes a znode (any version); True when it was there."""

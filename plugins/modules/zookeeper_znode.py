@@ -17,7 +17,7 @@ description:
   - Made for what a ZooKeeper-to-KRaft migration looks at and cleans up (C(/cluster/id), C(/controller),
     C(/migration), C(/brokers/ids)); the playbook C(kafkaops.cluster.migrate_to_kraft) uses it.
   - Deletes one znode at a time, without its children (a znode with children is refused, named).
-  - Does not log in: a znode protected by ACLs against the world cannot be deleted by it, which the
+  - Does not log in, so a znode protected by ACLs against the world cannot be deleted by it, which the
     failure says.
   - Needs only the Python standard library on the host it runs on.
 author:
@@ -50,10 +50,11 @@ options:
     default: 10
 attributes:
   check_mode:
+    description: Reads the znodes and says which would be deleted, but deletes nothing.
     support: full
   diff_mode:
+    description: Shows the paths that exist before and after.
     support: full
-    details: The paths that exist before and after.
 """
 
 EXAMPLES = r"""
@@ -131,8 +132,8 @@ def check_input(module):
         if not path.startswith("/") or (len(path) > 1 and path.endswith("/")) or "//" in path:
             module.fail_json(msg="paths: %r is not an absolute znode path such as /cluster/id" % path)
     for server in params["servers"]:
-        host, _, port = server.rpartition(":")
-        if not host or not port.isdigit() or not 1 <= int(port) <= 65535:
+        host, separator, port = server.rpartition(":")
+        if not separator or not host or not port.isdigit() or not 1 <= int(port) <= 65535:
             module.fail_json(msg="servers: %r is not host:port with a port from 1 to 65535" % server)
     if params["timeout"] < 1:
         module.fail_json(msg="timeout: expected 1 or more, got %d" % params["timeout"])

@@ -206,5 +206,5 @@ def test_an_upgrade_is_refused_naming_the_cause(nodes, targets, pinned, expected
 
 
 def test_a_zookeeper_mode_minor_upgrade_with_the_protocol_pinned_passes():
-    brokers, _ = upgrade_nodes("3.8.1", "zookeeper")
+    brokers = upgrade_nodes("3.8.1", "zookeeper")[0]
     assert kafka_upgrade_check(brokers, [], {"b1": "3.9.2"}, "3.8") == []

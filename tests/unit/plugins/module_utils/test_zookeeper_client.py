@@ -67,7 +67,7 @@ class ScriptedZooKeeper(object):
         conn.sendall(struct.pack(">i", len(payload)) + payload)
 
     def serve(self):
-        conn, _ = self.listener.accept()
+        conn = self.listener.accept()[0]
         with conn:
             self.frame(conn)
             timeout = 0 if self.refuse_session else 10000
