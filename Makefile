@@ -151,5 +151,5 @@ clean:
 	-for scenario in $(SCENARIOS); do $(BIN)/molecule destroy -s $$scenario >/dev/null 2>&1; done
 	-docker ps -aq --filter label=kafkaops.cluster | xargs -r docker rm -f
 	-docker network ls -q --filter label=kafkaops.cluster | xargs -r docker network rm
-	-docker network rm kafkaops-molecule >/dev/null 2>&1
+	-docker network rm kafkaops-molecule kafkaops-migration >/dev/null 2>&1
 	-docker volume ls -q --filter label=kafkaops.cluster | xargs -r docker volume rm
