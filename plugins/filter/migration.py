@@ -103,6 +103,17 @@ def kafka_migration_state(brokers, controllers, migration_znode=None, zookeeper_
         completed = "controllers"
     elif configured:
         in_progress = "controllers"
+    # A node whose configuration was written but which was not restarted yet (a run cut short between the
+    # two; its restart marker is still there) does not run what its file says: that step is not done.
+    pending_brokers = set(b["mode"] for b in brokers if b.get("restart_pending"))
+    pending_controllers = [c for c in configured if c.get("restart_pending")]
+    for step, mode in (("brokers_kraft", "kraft"), ("brokers_migration", "migration")):
+        if mode in pending_brokers and (completed is None or STEPS.index(completed) >= STEPS.index(step)):
+            completed, in_progress = STEPS[STEPS.index(step) - 1], step
+    if pending_controllers and completed in ("finalize", "zookeeper_decommission"):
+        completed, in_progress = "brokers_kraft", "finalize"
+    elif pending_controllers and completed == "controllers":
+        completed, in_progress = None, "controllers"
     if "kraft" in modes or "migration" in modes:
         if not configured:
             problems.append("brokers run with the migration settings or in KRaft mode, but no controller of the "

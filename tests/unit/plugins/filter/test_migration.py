@@ -208,3 +208,21 @@ def test_an_upgrade_is_refused_naming_the_cause(nodes, targets, pinned, expected
 def test_a_zookeeper_mode_minor_upgrade_with_the_protocol_pinned_passes():
     brokers = upgrade_nodes("3.8.1", "zookeeper")[0]
     assert kafka_upgrade_check(brokers, [], {"b1": "3.9.2"}, "3.8") == []
+
+
+@pytest.mark.parametrize("broker_modes, pending, controller_kwargs, pending_controller, completed, in_progress", [
+    (("kraft",) * 3, 3, {}, False, "metadata_migrated", "brokers_kraft"),
+    (("migration",) * 3, 1, {}, False, "controllers", "brokers_migration"),
+    (("kraft",) * 3, 0, dict(migration=False), True, "brokers_kraft", "finalize"),
+    (("zookeeper",) * 3, 0, {}, True, None, "controllers"),
+    (("kraft",) * 3, 0, {}, False, "brokers_kraft", None),
+])
+def test_a_node_still_to_restart_is_not_done(broker_modes, pending, controller_kwargs, pending_controller,
+                                             completed, in_progress):
+    nodes = brokers(*broker_modes)
+    for broker in nodes[pending - 1:pending] if pending else []:
+        broker["restart_pending"] = True
+    quorum = controllers(**controller_kwargs)
+    quorum[0]["restart_pending"] = pending_controller
+    state = kafka_migration_state(nodes, quorum, MIGRATED, ZK_ID)
+    assert (state["completed"], state["in_progress"]) == (completed, in_progress)
