@@ -110,8 +110,8 @@ def test_brokers_run_kraft_with_no_zookeeper_setting_left(name):
     assert [line for line in text.splitlines() if "zookeeper" in line.lower() and not line.startswith("#")] == []
     assert node.service("kafka-broker-%d" % broker_id).is_running
     # The process runs what the file says: its last start was as a KRaft broker, not a ZooKeeper-mode one.
-    starts = node.check_output("grep -h 'KafkaServer id=[0-9]*] started\\|KafkaRaftServer nodeId=[0-9]*] Kafka Server started' "
-                               "/var/log/kafka/broker-%d/server.log" % broker_id).splitlines()
+    starts = node.check_output("grep -h 'KafkaServer id=[0-9]*] started\\|KafkaRaftServer nodeId=[0-9]*] Kafka Server "
+                               "started' /var/log/kafka/broker-%d/server.log" % broker_id).splitlines()
     assert starts and "KafkaRaftServer" in starts[-1], starts[-5:]
 
 
