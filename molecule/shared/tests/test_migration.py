@@ -34,6 +34,7 @@ def _settings(text):
 
 def _recap(output):
     """{host: {ok, changed, failed, ...}} from a run's PLAY RECAP."""
+    output = re.sub(r"\x1b\[[0-9;]*m", "", output)
     recap = {}
     for host, counts in re.findall(r"^(\S+)\s+:\s+(ok=.*)$", output, re.MULTILINE):
         recap[host] = dict((key, int(value)) for key, value in re.findall(r"(\w+)=(\d+)", counts))
