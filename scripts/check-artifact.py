@@ -152,16 +152,21 @@ def module_names():
 
 
 def filter_names():
-    """The names each filter file's FilterModule returns, so a filter without docs is caught too."""
-    folder = os.path.join(ROOT, "plugins", "filter")
+    """The names each filter file's FilterModule returns, so a filter without docs is caught too. The files
+    are loaded from the installed copy, where their imports of the collection's own code resolve."""
+    folder = os.path.join(INSTALL_DIR, "ansible_collections", "kafkaops", "cluster", "plugins", "filter")
     names = []
-    for entry in sorted(os.listdir(folder)):
-        if not entry.endswith(".py") or entry == "__init__.py":
-            continue
-        spec = importlib.util.spec_from_file_location("kafkaops_filter_" + entry[:-3], os.path.join(folder, entry))
-        loaded = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(loaded)
-        names.extend(loaded.FilterModule().filters())
+    sys.path.insert(0, INSTALL_DIR)
+    try:
+        for entry in sorted(os.listdir(folder)):
+            if not entry.endswith(".py") or entry == "__init__.py":
+                continue
+            spec = importlib.util.spec_from_file_location("kafkaops_filter_" + entry[:-3], os.path.join(folder, entry))
+            loaded = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(loaded)
+            names.extend(loaded.FilterModule().filters())
+    finally:
+        sys.path.remove(INSTALL_DIR)
     return sorted(names)
 
 
