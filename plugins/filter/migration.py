@@ -5,6 +5,7 @@
 
 from __future__ import absolute_import, division, print_function
 
+from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
 from ansible_collections.kafkaops.cluster.plugins.filter.kraft import java_properties
@@ -20,10 +21,19 @@ BROKER_MODES = ("zookeeper", "migration", "kraft")
 
 def kafka_metadata_mode(server_properties):
     """The metadata mode a broker's server.properties sets: kraft, migration (ZooKeeper mode with the
-    migration settings), zookeeper, or an empty string for no file (None or empty text)."""
-    if not server_properties:
+    migration settings), zookeeper, or an empty string for no file.
+
+    server_properties: the file's text (None or empty for none), or what host_state_info's `settings`
+    read of it ({exists, values} with process.roles and zookeeper.metadata.migration.enable wanted).
+    """
+    if isinstance(server_properties, Mapping):
+        if not server_properties.get("exists"):
+            return ""
+        settings = server_properties.get("values") or {}
+    elif not server_properties:
         return ""
-    settings = java_properties(server_properties)
+    else:
+        settings = java_properties(server_properties)
     if settings.get("process.roles"):
         return "kraft"
     if settings.get("zookeeper.metadata.migration.enable", "false").strip().lower() == "true":
@@ -31,13 +41,13 @@ def kafka_metadata_mode(server_properties):
     return "zookeeper"
 
 
-def kafka_broker_mode_change(broker_id, files, config_dir, wanted):
+def kafka_broker_mode_change(broker_id, settings, config_dir, wanted):
     """A sentence when broker `broker_id` runs another metadata mode than `wanted`, else an empty string.
 
-    files: host_state_info's files result, which holds <config_dir>/broker-<id>/server.properties.
+    settings: host_state_info's settings result, which holds <config_dir>/broker-<id>/server.properties.
     """
-    found = (files or {}).get("%s/broker-%s/server.properties" % (config_dir, broker_id)) or {}
-    current = kafka_metadata_mode(found.get("content"))
+    found = (settings or {}).get("%s/broker-%s/server.properties" % (config_dir, broker_id)) or {}
+    current = kafka_metadata_mode(found)
     if not current or current == wanted:
         return ""
     return "broker %s runs in %s mode, the run asks for %s" % (broker_id, current, wanted)

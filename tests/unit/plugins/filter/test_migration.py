@@ -35,18 +35,22 @@ NOT_YET = {"exists": True, "value": {"kraft_metadata_offset": -1}}
     ("broker.id=1\nzookeeper.connect=z:2181\n", "zookeeper"),
     ("broker.id=1\nzookeeper.metadata.migration.enable=true\nzookeeper.connect=z:2181\n", "migration"),
     ("process.roles=broker\nnode.id=1\n", "kraft"),
+    ({"exists": False, "values": {}}, ""),
+    ({"exists": True, "values": {}}, "zookeeper"),
+    ({"exists": True, "values": {"zookeeper.metadata.migration.enable": "true"}}, "migration"),
+    ({"exists": True, "values": {"process.roles": "broker"}}, "kraft"),
 ])
 def test_metadata_mode_of_a_server_properties(text, mode):
     assert kafka_metadata_mode(text) == mode
 
 
 def test_a_mode_change_is_named_and_a_new_broker_is_none():
-    files = {"/etc/kafka/broker-1/server.properties": {"exists": True, "content": "broker.id=1\n"},
-             "/etc/kafka/broker-2/server.properties": {"exists": False, "content": None}}
-    assert kafka_broker_mode_change(1, files, "/etc/kafka", "kraft") == \
+    settings = {"/etc/kafka/broker-1/server.properties": {"exists": True, "values": {}},
+                "/etc/kafka/broker-2/server.properties": {"exists": False, "values": {}}}
+    assert kafka_broker_mode_change(1, settings, "/etc/kafka", "kraft") == \
         "broker 1 runs in zookeeper mode, the run asks for kraft"
-    assert kafka_broker_mode_change(1, files, "/etc/kafka", "zookeeper") == ""
-    assert kafka_broker_mode_change(2, files, "/etc/kafka", "kraft") == ""
+    assert kafka_broker_mode_change(1, settings, "/etc/kafka", "zookeeper") == ""
+    assert kafka_broker_mode_change(2, settings, "/etc/kafka", "kraft") == ""
 
 
 @pytest.mark.parametrize("broker_modes, controller_kwargs, znode, running, completed, in_progress", [
