@@ -11,7 +11,7 @@ export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 # Molecule and ansible-lint find the collection through this path.
 export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.cache/collections
 COLLECTION_LINK := .cache/collections/ansible_collections/kafkaops/cluster
-SCENARIOS := default combined kraft multi-broker cluster resilience secure
+SCENARIOS := default combined kraft migration multi-broker cluster resilience secure
 
 .PHONY: help venv collection engine browser image archive prometheus-agent prerequisites demo lint sanity unit artifact integration-kraft changelog-release molecule test clean
 
@@ -162,5 +162,5 @@ clean:
 	-for scenario in $(SCENARIOS); do $(BIN)/molecule destroy -s $$scenario >/dev/null 2>&1; done
 	-docker ps -aq --filter label=kafkaops.cluster | xargs -r docker rm -f
 	-docker network ls -q --filter label=kafkaops.cluster | xargs -r docker network rm
-	-docker network rm kafkaops-molecule >/dev/null 2>&1
+	-docker network rm kafkaops-molecule kafkaops-migration >/dev/null 2>&1
 	-docker volume ls -q --filter label=kafkaops.cluster | xargs -r docker volume rm

@@ -11,6 +11,7 @@ import hashlib
 
 from ansible.errors import AnsibleFilterError
 from ansible.module_utils.six import string_types
+from ansible_collections.kafkaops.cluster.plugins.module_utils._java_properties import parse_java_properties
 
 DEFAULT_CONTROLLER_PORT = 9093
 # Ids Kafka keeps for itself (Uuid.ZERO_UUID, Uuid.ONE_UUID): never a cluster's or a directory's.
@@ -40,14 +41,7 @@ def java_properties(text):
         return {}
     if not isinstance(text, string_types):
         raise AnsibleFilterError("java_properties: expected the file's text, got %r" % (text,))
-    found = {}
-    for line in text.splitlines():
-        line = line.strip()
-        if not line or line[0] in "#!":
-            continue
-        separator = min([index for index in (line.find("="), line.find(":")) if index >= 0] or [len(line)])
-        found[line[:separator].strip()] = line[separator + 1:].strip()
-    return found
+    return parse_java_properties(text)
 
 
 def kafka_controller_address(member):

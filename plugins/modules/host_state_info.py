@@ -33,6 +33,15 @@ options:
     description: Largest file, in bytes, whose content is returned; 0 or more.
     type: int
     default: 65536
+  settings:
+    description:
+      - Java properties files (such as a broker's C(server.properties)) to read only some settings of,
+        as a mapping of path to the setting names wanted.
+      - The file's text never leaves the host, so settings beside the wanted ones (a JAAS line with a
+        password, a keystore password) stay out of the result and out of the play's output. Use it
+        instead of O(files) for any file that may hold a secret.
+    type: dict
+    default: {}
   users:
     description: Names of users to look up.
     type: list
@@ -104,6 +113,19 @@ files:
     content:
       description: Text of a regular file of at most O(max_size) bytes (undecodable bytes replaced); else null.
       type: str
+settings:
+  description: One entry per path of O(settings).
+  returned: always
+  type: dict
+  sample:
+    /etc/kafka/broker-1/server.properties: {exists: true, values: {process.roles: broker}}
+  contains:
+    exists:
+      description: Whether the file exists.
+      type: bool
+    values:
+      description: The wanted settings the file sets, by name; a setting it does not set is left out.
+      type: dict
 users:
   description: One entry per name of O(users).
   returned: always
@@ -181,6 +203,7 @@ import stat
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_text
+from ansible_collections.kafkaops.cluster.plugins.module_utils._java_properties import parse_java_properties
 from ansible_collections.kafkaops.cluster.plugins.module_utils._option_limits import (
     NumberLimit,
     fail_on_out_of_range,
@@ -209,6 +232,15 @@ def read_path(path, max_size):
         with open(path, "rb") as handle:
             content = to_text(handle.read(max_size + 1), errors="surrogate_then_replace")
     return {"exists": True, "type": kind, "size": status.st_size, "content": content}
+
+
+def read_settings(path, names, max_size):
+    """The settings `names` of a Java properties file, without the rest of its text."""
+    found = read_path(path, max_size)
+    if found["exists"] and found["content"] is None:
+        raise ValueError("%s is not a regular file of at most max_size (%d) bytes" % (path, max_size))
+    values = parse_java_properties(found["content"] or "")
+    return {"exists": found["exists"], "values": dict((name, values[name]) for name in names if name in values)}
 
 
 def read_user(name):
@@ -263,6 +295,7 @@ def main():
         argument_spec=dict(
             files=dict(type="list", elements="path", default=[]),
             max_size=dict(type="int", default=65536),
+            settings=dict(type="dict", default={}),
             users=dict(type="list", elements="str", default=[]),
             groups=dict(type="list", elements="str", default=[]),
             units=dict(type="list", elements="str", default=[]),
@@ -277,6 +310,16 @@ def main():
         result["files"] = {path: read_path(path, params["max_size"]) for path in params["files"]}
     except OSError as error:
         module.fail_json(msg="files: cannot read %s: %s" % (error.filename, error.strerror))
+    for path, names in params["settings"].items():
+        if not isinstance(names, list) or not all(isinstance(name, str) and name for name in names):
+            module.fail_json(msg="settings: the value for %s must be a list of setting names, got %r" % (path, names))
+    try:
+        result["settings"] = dict((path, read_settings(path, names, params["max_size"]))
+                                  for path, names in params["settings"].items())
+    except OSError as error:
+        module.fail_json(msg="settings: cannot read %s: %s" % (error.filename, error.strerror))
+    except ValueError as error:
+        module.fail_json(msg="settings: %s" % error)
     result["users"] = {name: read_user(name) for name in params["users"]}
     result["groups"] = {name: read_group(name) for name in params["groups"]}
     if params["units"]:

@@ -35,6 +35,11 @@ BAD_INPUTS = [
      "kafka_distribution_archive_checksum: the archive's sha256 is"),
     ({"zookeeper_client_port": 2888},
      "zookeeper_client_port / zookeeper_peer_port / zookeeper_election_port: must be three different ports"),
+    # A ZooKeeper-mode broker switched to KRaft by a plain run (as an inventory that gains a kafka_controller
+    # group would do) instead of through the migration's phases.
+    ({"kafka_broker_metadata_mode": "kraft", "kafka_broker_controller_quorum_servers": ["127.0.0.1:9093"]},
+     "kafka_broker_metadata_mode: broker 1 runs in zookeeper mode, the run asks for kraft; moving a broker between "
+     "ZooKeeper mode and KRaft mode is the ZooKeeper-to-KRaft migration: run playbooks/migrate_to_kraft.yml"),
     # Security settings that do not fit together (README "Securing the cluster").
     ({"kafka_broker_internal_security_protocol": "TLS"},
      "kafka_broker_internal_security_protocol must be one of: PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL"),

@@ -35,3 +35,18 @@ def test_resolve_gives_addresses_or_nothing():
     assert "127.0.0.1" in host_state_info.resolve("localhost") or "::1" in host_state_info.resolve("localhost")
     # .invalid never resolves (RFC 2606); the resolver answers without a network for it.
     assert host_state_info.resolve("kafka-a.invalid") == []
+
+
+def test_read_settings_returns_only_the_wanted_settings(tmp_path):
+    properties = tmp_path / "server.properties"
+    properties.write_text("# managed\nprocess.roles=broker\n"
+                          "listener.name.internal.plain.sasl.jaas.config=... password=\"s3cret\";\n"
+                          "zookeeper.connect = zk-a:2181\n")
+    wanted = ["process.roles", "zookeeper.connect", "metadata.log.dir"]
+    found = host_state_info.read_settings(str(properties), wanted, 1000)
+    assert found == {"exists": True, "values": {"process.roles": "broker", "zookeeper.connect": "zk-a:2181"}}
+    assert "s3cret" not in repr(found)
+    missing = host_state_info.read_settings(str(tmp_path / "gone"), ["process.roles"], 1000)
+    assert missing == {"exists": False, "values": {}}
+    with pytest.raises(ValueError, match="max_size"):
+        host_state_info.read_settings(str(properties), ["process.roles"], 10)

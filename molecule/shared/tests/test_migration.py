@@ -1,0 +1,157 @@
+"""ZooKeeper to KRaft: what the migration scenario's runs of migrate_to_kraft.yml left (molecule/migration).
+
+The side effect (migrate.yml) keeps every run's output (migration-runs.json), the Spark job's report and
+the check-mode runs of the declared topics, ACLs and users after the migration (migration-survivors.json).
+"""
+
+import datetime
+import json
+import os
+import re
+
+import pytest
+import testinfra
+import testinfra.utils.ansible_runner
+from kafka.admin import KafkaAdminClient
+from live_cluster import bootstrap, check_every_acknowledged_record, settled
+
+pytestmark = pytest.mark.scenarios("migration")
+
+INVENTORY = os.environ["MOLECULE_INVENTORY_FILE"]
+RUNNER = testinfra.utils.ansible_runner.AnsibleRunner(INVENTORY)
+BROKERS = RUNNER.get_hosts("kafka_broker")
+CONTROLLERS = RUNNER.get_hosts("migration_controllers")
+CONTROLLER_IDS = [9001, 9002, 9003]
+
+
+def _node(name):
+    return testinfra.get_host(name, ansible_inventory=INVENTORY, connection="ansible")
+
+
+def _settings(text):
+    return dict(line.split("=", 1) for line in text.splitlines() if "=" in line and not line.startswith("#"))
+
+
+def _recap(output):
+    """{host: {ok, changed, failed, ...}} from a run's PLAY RECAP."""
+    output = re.sub(r"\x1b\[[0-9;]*m", "", output)
+    recap = {}
+    for host, counts in re.findall(r"^(\S+)\s+:\s+(ok=.*)$", output, re.MULTILINE):
+        recap[host] = dict((key, int(value)) for key, value in re.findall(r"(\w+)=(\d+)", counts))
+    return recap
+
+
+@pytest.fixture(scope="module")
+def runs(saved):
+    return saved("migration-runs.json")
+
+
+def test_a_phase_run_twice_changes_nothing_the_second_time(runs):
+    first, second = _recap(runs["runs"][0]), _recap(runs["runs"][1])
+    assert sum(first[name]["changed"] for name in CONTROLLERS) > 0, first
+    assert set(second) >= set(BROKERS + CONTROLLERS)
+    assert all(counts["changed"] == 0 and counts["failed"] == 0 for counts in second.values()), second
+    assert "This run: nothing to do" in runs["runs"][1]
+    assert "Last phase done: controllers" in runs["runs"][1]
+
+
+def test_a_broker_was_killed_during_the_brokers_roll(runs, saved):
+    # The kill time against the run that rolled the brokers (the command module's start and end, UTC here).
+    killed = datetime.datetime.fromtimestamp(runs["kill"]["killed_at"], datetime.UTC).replace(tzinfo=None)
+    run = _recap(runs["runs"][2])
+    assert all(counts["failed"] == 0 for counts in run.values())
+    assert runs["kill"]["pid"] > 0
+    assert "This run: brokers_migration, metadata_migrated, brokers_kraft" in runs["runs"][2]
+    window = saved("migration-run-3-window.json")
+    assert window["start"] <= killed.isoformat() <= window["end"], (killed, window)
+
+
+def test_the_rollback_from_dual_write_left_zookeeper_mode(runs):
+    after = runs["after_rollback"]
+    for text in after["properties"]:
+        settings = _settings(text)
+        assert "process.roles" not in settings and "zookeeper.metadata.migration.enable" not in settings
+        assert "controller.quorum.bootstrap.servers" not in settings
+        assert settings["zookeeper.connect"]
+    # A ZooKeeper-mode broker is the controller again, and the migration state is gone.
+    assert after["znodes"]["/controller"]["value"]["brokerid"] in (1, 2, 3)
+    assert after["znodes"]["/migration"] == {"exists": False}
+    steps = "rollback_brokers_to_migration, rollback_controllers, rollback_brokers_to_zookeeper"
+    assert "This run: %s" % steps in runs["runs"][3]
+
+
+def test_finalize_waits_for_the_soak(runs):
+    assert runs["return_codes"] == [2]
+    assert "migration_soak_minutes" in runs["runs"][5] and "no way back" in runs["runs"][5]
+    assert "This run: finalize" in runs["runs"][6]
+
+
+def test_the_upgrade_ran_every_node_on_kafka_4_and_raised_the_metadata_version(runs):
+    output = runs["runs"][8]
+    assert "Raise the metadata version to 4.4" in output
+    for name in BROKERS + CONTROLLERS:
+        unit = ("kafka-controller" if name in CONTROLLERS
+                else "kafka-broker-%d" % int(RUNNER.get_variables(name)["kafka_broker_id"]))
+        assert "kafka_2.13-4.4.0/libs" in _node(name).file("/etc/systemd/system/%s.service" % unit).content_string
+    node = _node(CONTROLLERS[0])
+    described = node.check_output(
+        "java -Xmx128m -cp '/opt/kafkaops/kafka_2.13-4.4.0/libs/*' org.apache.kafka.tools.FeatureCommand "
+        "--bootstrap-controller %s:9093 describe 2>/dev/null" % CONTROLLERS[0])
+    assert re.search(r"Feature: metadata\.version\s.*FinalizedVersionLevel: 4\.4-", described), described
+
+
+@pytest.mark.parametrize("name", BROKERS)
+def test_brokers_run_kraft_with_no_zookeeper_setting_left(name):
+    node = _node(name)
+    broker_id = int(RUNNER.get_variables(name)["kafka_broker_id"])
+    text = node.file("/etc/kafka/broker-%d/server.properties" % broker_id).content_string
+    settings = _settings(text)
+    assert settings["process.roles"] == "broker" and settings["node.id"] == str(broker_id)
+    assert settings["authorizer.class.name"] == "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
+    assert [line for line in text.splitlines() if "zookeeper" in line.lower() and not line.startswith("#")] == []
+    assert node.service("kafka-broker-%d" % broker_id).is_running
+    # The process runs what the file says: its last start was as a KRaft broker, not a ZooKeeper-mode one.
+    starts = node.check_output("grep -h 'KafkaServer id=[0-9]*] started\\|KafkaRaftServer nodeId=[0-9]*] Kafka Server "
+                               "started' /var/log/kafka/broker-%d/server.log" % broker_id).splitlines()
+    assert starts and "KafkaRaftServer" in starts[-1], starts[-5:]
+
+
+@pytest.mark.parametrize("name", CONTROLLERS)
+def test_controllers_are_finalized_and_zookeeper_is_stopped(name):
+    node = _node(name)
+    text = node.file("/etc/kafka/controller/server.properties").content_string
+    assert [line for line in text.splitlines() if "zookeeper" in line.lower() and not line.startswith("#")] == []
+    assert node.service("kafka-controller").is_running
+    assert not node.service("zookeeper").is_running
+    assert not node.service("zookeeper").is_enabled
+
+
+def test_the_cluster_id_and_the_quorum_are_the_controllers():
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap(BROKERS), request_timeout_ms=30000)
+    try:
+        quorum = settled(lambda: admin.describe_metadata_quorum()["topics"][0]["partitions"][0],
+                         lambda found: found["leader_id"] in CONTROLLER_IDS)
+    finally:
+        admin.close()
+    assert sorted(voter["replica_id"] for voter in quorum["current_voters"]) == CONTROLLER_IDS
+    # The controllers were formatted with the id ZooKeeper held, which the brokers kept.
+    ids = set()
+    for name in CONTROLLERS:
+        meta = _node(name).file("/var/lib/kafka/controller-metadata/meta.properties").content_string
+        ids.add(_settings(meta)["cluster.id"])
+    for name in BROKERS:
+        broker_id = int(RUNNER.get_variables(name)["kafka_broker_id"])
+        path = "/var/lib/kafka/broker-%d/meta.properties" % broker_id
+        ids.add(_settings(_node(name).file(path).content_string)["cluster.id"])
+    assert len(ids) == 1, ids
+
+
+def test_topics_configs_acls_and_users_survived(saved):
+    survivors = saved("migration-survivors.json")
+    assert survivors == {"topics_changed": False, "acls_changed": False, "users_changed": False,
+                         "topics_that_would_change": []}, survivors
+
+
+def test_every_acknowledged_record_is_there(saved):
+    check_every_acknowledged_record(saved)
+    print("\nmigration: %s" % json.dumps({key: saved("verify-report.json")[key] for key in ("records", "lost")}))

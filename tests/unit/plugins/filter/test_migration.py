@@ -1,0 +1,232 @@
+"""Where a ZooKeeper-to-KRaft migration stands and what a run does next (filter plugins/filter/migration.py)."""
+
+import pytest
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.kafkaops.cluster.plugins.filter.migration import (
+    kafka_broker_mode_change,
+    kafka_metadata_mode,
+    kafka_migration_plan,
+    kafka_migration_precheck,
+    kafka_migration_state,
+    kafka_upgrade_check,
+)
+
+ZK_ID = "q1Sh-9_ISia_zwGINzRvyQ"
+
+
+def brokers(*modes):
+    return [{"host": "b%d" % n, "broker_id": n, "mode": mode, "active": True} for n, mode in enumerate(modes, 1)]
+
+
+def controllers(count=3, configured=True, migration=True, active=True, cluster_id=ZK_ID, finalized=0):
+    return [{"host": "c%d" % n, "node_id": 9000 + n, "configured": configured,
+             "migration": migration and n > finalized, "active": active, "cluster_id": cluster_id}
+            for n in range(1, count + 1)]
+
+
+MIGRATED = {"exists": True, "value": {"kraft_metadata_offset": 120, "kraft_controller_id": 9001}}
+NOT_YET = {"exists": True, "value": {"kraft_metadata_offset": -1}}
+
+
+@pytest.mark.parametrize("text, mode", [
+    ("", ""),
+    (None, ""),
+    ("broker.id=1\nzookeeper.connect=z:2181\n", "zookeeper"),
+    ("broker.id=1\nzookeeper.metadata.migration.enable=true\nzookeeper.connect=z:2181\n", "migration"),
+    ("process.roles=broker\nnode.id=1\n", "kraft"),
+    ({"exists": False, "values": {}}, ""),
+    ({"exists": True, "values": {}}, "zookeeper"),
+    ({"exists": True, "values": {"zookeeper.metadata.migration.enable": "true"}}, "migration"),
+    ({"exists": True, "values": {"process.roles": "broker"}}, "kraft"),
+])
+def test_metadata_mode_of_a_server_properties(text, mode):
+    assert kafka_metadata_mode(text) == mode
+
+
+def test_a_mode_change_is_named_and_a_new_broker_is_none():
+    settings = {"/etc/kafka/broker-1/server.properties": {"exists": True, "values": {}},
+                "/etc/kafka/broker-2/server.properties": {"exists": False, "values": {}}}
+    assert kafka_broker_mode_change(1, settings, "/etc/kafka", "kraft") == \
+        "broker 1 runs in zookeeper mode, the run asks for kraft"
+    assert kafka_broker_mode_change(1, settings, "/etc/kafka", "zookeeper") == ""
+    assert kafka_broker_mode_change(2, settings, "/etc/kafka", "kraft") == ""
+
+
+@pytest.mark.parametrize("broker_modes, controller_kwargs, znode, running, completed, in_progress", [
+    (("zookeeper",) * 3, dict(configured=False, active=False), None, True, None, None),
+    (("zookeeper",) * 3, dict(active=False), None, True, None, "controllers"),
+    (("zookeeper",) * 3, {}, NOT_YET, True, "controllers", None),
+    (("migration", "zookeeper", "zookeeper"), {}, NOT_YET, True, "controllers", "brokers_migration"),
+    (("migration",) * 3, {}, NOT_YET, True, "brokers_migration", None),
+    (("migration",) * 3, {}, MIGRATED, True, "metadata_migrated", None),
+    (("kraft", "migration", "migration"), {}, MIGRATED, True, "metadata_migrated", "brokers_kraft"),
+    (("kraft",) * 3, {}, MIGRATED, True, "brokers_kraft", None),
+    (("kraft",) * 3, dict(finalized=1), MIGRATED, True, "brokers_kraft", "finalize"),
+    (("kraft",) * 3, dict(migration=False), MIGRATED, True, "finalize", None),
+    (("kraft",) * 3, dict(migration=False), None, False, "zookeeper_decommission", None),
+])
+def test_the_phase_is_read_from_the_cluster(broker_modes, controller_kwargs, znode, running, completed, in_progress):
+    state = kafka_migration_state(brokers(*broker_modes), controllers(**controller_kwargs), znode, ZK_ID, running)
+    assert (state["completed"], state["in_progress"], state["problems"]) == (completed, in_progress, [])
+
+
+def test_controllers_of_another_cluster_and_brokers_without_controllers_are_problems():
+    state = kafka_migration_state(brokers("zookeeper"), controllers(cluster_id="A" * 22), None, ZK_ID)
+    assert "c1: the controller's storage is formatted for cluster AAAA" in state["problems"][0]
+    state = kafka_migration_state(brokers("kraft"), [], MIGRATED, ZK_ID)
+    assert "no controller of the kafka_controller group is set up" in state["problems"][0]
+    with pytest.raises(AnsibleFilterError, match="broker 1 has mode 'ZK'"):
+        kafka_migration_state(brokers("ZK"), [], None, ZK_ID)
+
+
+@pytest.mark.parametrize("completed, in_progress, phase, steps", [
+    (None, None, "brokers_kraft", ["controllers", "brokers_migration", "metadata_migrated", "brokers_kraft"]),
+    (None, None, "controllers", ["controllers"]),
+    ("controllers", None, "controllers", []),
+    ("controllers", "brokers_migration", "brokers_migration", ["brokers_migration"]),
+    ("controllers", "brokers_migration", "brokers_kraft", ["brokers_migration", "metadata_migrated", "brokers_kraft"]),
+    ("metadata_migrated", "brokers_kraft", "finalize", ["brokers_kraft", "finalize"]),
+    ("brokers_kraft", None, "brokers_kraft", []),
+    ("brokers_kraft", "finalize", "finalize", ["finalize"]),
+    ("finalize", None, "zookeeper_decommission", ["zookeeper_decommission"]),
+    ("zookeeper_decommission", None, "finalize", []),
+])
+def test_a_run_takes_only_the_steps_not_done(completed, in_progress, phase, steps):
+    state = {"completed": completed, "in_progress": in_progress, "problems": []}
+    assert kafka_migration_plan(state, phase) == {"steps": steps, "refusal": ""}
+
+
+def test_problems_and_unknown_phases_refuse_before_any_step():
+    plan = kafka_migration_plan({"completed": None, "in_progress": None, "problems": ["c1: bad"]}, "controllers")
+    assert plan == {"steps": [], "refusal": "c1: bad"}
+    with pytest.raises(AnsibleFilterError, match="phase: 'finalise' is not a phase"):
+        kafka_migration_plan({"completed": None, "in_progress": None, "problems": []}, "finalise")
+
+
+@pytest.mark.parametrize("completed, in_progress, steps", [
+    (None, None, []),
+    (None, "controllers", ["rollback_controllers"]),
+    ("controllers", None, ["rollback_controllers"]),
+    ("controllers", "brokers_migration", ["rollback_controllers", "rollback_brokers_to_zookeeper"]),
+    ("brokers_migration", None, ["rollback_controllers", "rollback_brokers_to_zookeeper"]),
+    ("metadata_migrated", None, ["rollback_controllers", "rollback_brokers_to_zookeeper"]),
+    ("metadata_migrated", "brokers_kraft",
+     ["rollback_brokers_to_migration", "rollback_controllers", "rollback_brokers_to_zookeeper"]),
+    ("brokers_kraft", None, ["rollback_brokers_to_migration", "rollback_controllers", "rollback_brokers_to_zookeeper"]),
+])
+def test_rollback_undoes_what_was_done_in_reverse(completed, in_progress, steps):
+    state = {"completed": completed, "in_progress": in_progress, "problems": ["ignored for a rollback"]}
+    assert kafka_migration_plan(state, "brokers_kraft", rollback=True) == {"steps": steps, "refusal": ""}
+
+
+@pytest.mark.parametrize("completed, in_progress", [("brokers_kraft", "finalize"), ("finalize", None)])
+def test_no_rollback_once_finalizing_began(completed, in_progress):
+    plan = kafka_migration_plan({"completed": completed, "in_progress": in_progress, "problems": []}, "", rollback=True)
+    assert plan["steps"] == [] and "no way back to ZooKeeper" in plan["refusal"]
+
+
+def precheck_brokers(**changes):
+    broker = {"host": "b1", "broker_id": 1, "mode": "zookeeper", "active": True, "version": "3.9.2",
+              "properties": {"broker.id": "1", "zookeeper.connect": "z:2181"}, "log_dirs": ["/var/lib/kafka/broker-1"]}
+    broker.update(changes)
+    return [broker]
+
+
+FORWARD = ["controllers", "brokers_migration"]
+
+
+def test_a_healthy_cluster_passes_the_precheck():
+    assert kafka_migration_precheck(precheck_brokers(), controllers(), [({}, "b1")], [({}, "c1")], ZK_ID, FORWARD) == []
+
+
+@pytest.mark.parametrize("brokers_changes, broker_vars, controller_vars, expected", [
+    (dict(version="3.8.1"), {}, {}, "b1 (broker 1): runs Kafka 3.8.1; the migration runs on Kafka 3.9"),
+    (dict(version=""), {}, {}, "runs Kafka of unknown version"),
+    (dict(properties={"inter.broker.protocol.version": "3.8"}), {}, {}, "inter.broker.protocol.version is 3.8"),
+    (dict(active=False), {}, {}, "b1 (broker 1): its unit does not run"),
+    (dict(log_dirs=["/d1", "/d2"]), {}, {}, "several log directories (JBOD: /d1, /d2)"),
+    (dict(broker_id=9001), {}, {}, "node ids 9001 are broker ids too"),
+    ({}, {"kafka_broker_properties": {"authorizer.class.name": "x"}}, {},
+     "b1: kafka_broker_properties sets authorizer"),
+    ({}, {"kafka_broker_instances": [{"properties": {"zookeeper.ssl.client.enable": True}}]}, {},
+     "sets zookeeper.ssl.client.enable"),
+    ({}, {"kafka_broker_internal_security_protocol": "SSL"}, {}, "kafka_broker_internal_security_protocol is SSL"),
+    ({}, {"kafka_broker_external_security_protocol": "SASL_SSL"}, {}, "a SASL listener"),
+    ({}, {"kafka_broker_zookeeper_sasl_user": "kafka"}, {}, "kafka_broker_zookeeper_sasl_user"),
+    ({}, {"kafka_broker_combined": True}, {}, "kafka_broker_combined"),
+    ({}, {"kafka_broker_authorizer_enabled": True}, {"kafka_controller_authorizer_enabled": False},
+     "c1: kafka_controller_authorizer_enabled is false"),
+    ({}, {}, {"kafka_controller_properties": {"zookeeper.connect": "x"}},
+     "c1: kafka_controller_properties sets zookeeper"),
+])
+def test_the_precheck_names_host_and_setting(brokers_changes, broker_vars, controller_vars, expected):
+    problems = kafka_migration_precheck(precheck_brokers(**brokers_changes), controllers(), [(broker_vars, "b1")],
+                                        [(controller_vars, "c1")], ZK_ID, FORWARD)
+    assert len(problems) == 1 and expected in problems[0], problems
+
+
+def test_the_precheck_needs_controllers_and_a_cluster_id_but_not_for_a_rollback():
+    problems = kafka_migration_precheck(precheck_brokers(), [], [({}, "b1")], [], "", FORWARD)
+    assert "no kafka_controller group" in problems[0] and "no cluster id" in problems[1]
+    assert kafka_migration_precheck(precheck_brokers(version="3.8.0"), [], [({}, "b1")], [], "",
+                                    ["rollback_controllers"]) == []
+
+
+def upgrade_nodes(broker_version="4.3.1", mode="kraft", controller_version="4.3.1", migration=False):
+    brokers = [{"host": "b1", "broker_id": 1, "mode": mode, "version": broker_version}]
+    controllers_ = [{"host": "c1", "node_id": 9001, "migration": migration, "version": controller_version}]
+    return brokers, controllers_
+
+
+def test_an_upgrade_to_a_newer_4x_passes():
+    brokers, controllers_ = upgrade_nodes()
+    assert kafka_upgrade_check(brokers, controllers_, {"b1": "4.4.0", "c1": "4.4.0"}) == []
+    # A re-run once every node runs it is no downgrade either.
+    done = upgrade_nodes("4.4.0", controller_version="4.4.0")
+    assert kafka_upgrade_check(*done, {"b1": "4.4.0", "c1": "4.4.0"}) == []
+
+
+@pytest.mark.parametrize("nodes, targets, pinned, expected", [
+    (upgrade_nodes("4.4.0"), {"b1": "4.3.1", "c1": "4.3.1"}, "",
+     "b1 (broker 1): runs Kafka 4.4.0; 4.3.1 would be a downgrade"),
+    (upgrade_nodes(), {"b1": "4.4.0", "c1": "4.3.1"}, "", "different or unknown Kafka versions (b1: 4.4.0, c1: 4.3.1)"),
+    (upgrade_nodes(mode="migration"), {"b1": "4.4.0", "c1": "4.4.0"}, "",
+     "a ZooKeeper-to-KRaft migration is under way"),
+    (upgrade_nodes(migration=True), {"b1": "4.4.0", "c1": "4.4.0"}, "", "migration is under way"),
+    (upgrade_nodes("3.9.2", "zookeeper", ""), {"b1": "4.4.0"}, "3.9", "Kafka 4.4.0 has no ZooKeeper mode"),
+    (upgrade_nodes("3.8.1", "zookeeper", ""), {"b1": "3.9.2"}, "", "set inter.broker.protocol.version to 3.8"),
+    (upgrade_nodes("3.8.1", "zookeeper", ""), {"b1": "3.9.2"}, "3.9", "inter.broker.protocol.version 3.9 is newer"),
+    (upgrade_nodes("3.2.0", controller_version="3.2.0"), {"b1": "4.4.0", "c1": "4.4.0"}, "",
+     "only from Kafka 3.3"),
+    (upgrade_nodes(""), {"b1": "4.4.0", "c1": "4.4.0"}, "", "b1 (broker 1): cannot tell which Kafka it runs"),
+])
+def test_an_upgrade_is_refused_naming_the_cause(nodes, targets, pinned, expected):
+    brokers, controllers_ = nodes
+    if not controllers_[0]["version"]:
+        controllers_ = []
+    problems = kafka_upgrade_check(brokers, controllers_, targets, pinned)
+    assert len(problems) == 1 and expected in problems[0], problems
+
+
+def test_a_zookeeper_mode_minor_upgrade_with_the_protocol_pinned_passes():
+    brokers = upgrade_nodes("3.8.1", "zookeeper")[0]
+    assert kafka_upgrade_check(brokers, [], {"b1": "3.9.2"}, "3.8") == []
+
+
+@pytest.mark.parametrize("broker_modes, pending, controller_kwargs, pending_controller, completed, in_progress", [
+    (("kraft",) * 3, 3, {}, False, "metadata_migrated", "brokers_kraft"),
+    (("migration",) * 3, 1, {}, False, "controllers", "brokers_migration"),
+    (("kraft",) * 3, 0, dict(migration=False), True, "brokers_kraft", "finalize"),
+    (("zookeeper",) * 3, 0, {}, True, None, "controllers"),
+    (("kraft",) * 3, 0, {}, False, "brokers_kraft", None),
+])
+def test_a_node_still_to_restart_is_not_done(broker_modes, pending, controller_kwargs, pending_controller,
+                                             completed, in_progress):
+    nodes = brokers(*broker_modes)
+    for broker in nodes[pending - 1:pending] if pending else []:
+        broker["restart_pending"] = True
+    quorum = controllers(**controller_kwargs)
+    quorum[0]["restart_pending"] = pending_controller
+    state = kafka_migration_state(nodes, quorum, MIGRATED, ZK_ID)
+    assert (state["completed"], state["in_progress"]) == (completed, in_progress)
