@@ -1,0 +1,73 @@
+# -*- coding: utf-8 -*-
+# Copyright: kafkaops.cluster developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Whether brokers can leave the cluster, and whether they still hold anything (playbooks/decommission.yml)."""
+
+from __future__ import absolute_import, division, print_function
+
+
+from ansible.errors import AnsibleFilterError
+
+
+def _ids(broker_ids, field):
+    if isinstance(broker_ids, str):
+        broker_ids = [part.strip() for part in broker_ids.split(",") if part.strip()]
+    try:
+        ids = sorted(set(int(item) for item in broker_ids or []))
+    except (TypeError, ValueError):
+        raise AnsibleFilterError("%s: expected broker ids such as 4,5, got %r" % (field, broker_ids))
+    if not ids:
+        raise AnsibleFilterError("%s: name at least one broker id to decommission" % field)
+    return ids
+
+
+def kafka_decommission_check(cluster, broker_ids, default_min_insync_replicas=1, field="broker_ids"):
+    """What decommissioning `broker_ids` means for the cluster as kafka_cluster_info read it (with configs).
+
+    Returns {leaving: ids still registered, gone: ids no longer registered, remaining: ids that stay,
+    problems: sentences naming the topic or broker}. The remaining brokers must hold every topic's
+    replication factor and each topic's min.insync.replicas (its own setting, else the brokers' default),
+    or acks=all producers would stall, and at least one broker must remain.
+    """
+    ids = _ids(broker_ids, field)
+    registered = sorted(int(broker["id"]) for broker in cluster.get("brokers") or [])
+    leaving = [broker for broker in ids if broker in registered]
+    remaining = [broker for broker in registered if broker not in ids]
+    problems = []
+    if not remaining:
+        problems.append("%s: %s would leave no broker" % (field, ",".join(str(i) for i in ids)))
+    for name, topic in sorted((cluster.get("topics") or {}).items()):
+        factor = max([len(partition["replicas"]) for partition in topic.get("partitions") or []] or [0])
+        min_insync = int((topic.get("config") or {}).get("min.insync.replicas", default_min_insync_replicas))
+        if factor > len(remaining):
+            problems.append("topic %s: replication factor %d, but only %d broker(s) would remain (%s); lower its "
+                            "replication factor first, or keep more brokers"
+                            % (name, factor, len(remaining), ",".join(str(i) for i in remaining) or "none"))
+        elif min_insync > len(remaining):
+            problems.append("topic %s: min.insync.replicas %d, but only %d broker(s) would remain; acks=all "
+                            "producers would be refused" % (name, min_insync, len(remaining)))
+    return dict(leaving=leaving, gone=[broker for broker in ids if broker not in registered], remaining=remaining,
+                problems=problems)
+
+
+def kafka_replicas_on(cluster, broker_ids, field="broker_ids"):
+    """The partitions that still have a replica on, or are led by, one of `broker_ids`: {replicas: [...],
+    leaders: [...]}, as 'topic-partition' labels, sorted."""
+    ids = set(_ids(broker_ids, field))
+    replicas, leaders = [], []
+    for name, topic in sorted((cluster.get("topics") or {}).items()):
+        for partition in topic.get("partitions") or []:
+            label = "%s-%s" % (name, partition["partition"])
+            if ids & set(partition["replicas"]):
+                replicas.append(label)
+            if partition.get("leader") in ids:
+                leaders.append(label)
+    return dict(replicas=replicas, leaders=leaders)
+
+
+class FilterModule(object):
+    def filters(self):
+        return {
+            "kafka_decommission_check": kafka_decommission_check,
+            "kafka_replicas_on": kafka_replicas_on,
+        }

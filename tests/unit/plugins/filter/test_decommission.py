@@ -1,0 +1,58 @@
+"""Whether brokers can leave, and what they still hold (filters plugins/filter/decommission.py)."""
+
+import pytest
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.kafkaops.cluster.plugins.filter.decommission import (
+    kafka_decommission_check,
+    kafka_replicas_on,
+)
+
+
+def cluster(brokers, topics):
+    return {"brokers": [{"id": broker} for broker in brokers],
+            "topics": dict((name, {"config": config, "partitions": [
+                {"partition": number, "leader": replicas[0], "replicas": replicas}
+                for number, replicas in enumerate(assignment)]})
+                for name, (assignment, config) in topics.items())}
+
+
+FIVE = cluster([1, 2, 3, 4, 5], {"orders": ([[1, 2, 3], [4, 5, 1]], {"min.insync.replicas": "2"}),
+                                 "__consumer_offsets": ([[5, 1, 2]], {})})
+
+
+def test_two_of_five_can_leave_when_three_hold_every_topic():
+    assert kafka_decommission_check(FIVE, "4,5") == dict(leaving=[4, 5], gone=[], remaining=[1, 2, 3], problems=[])
+
+
+def test_an_id_already_gone_is_noted_not_refused():
+    check = kafka_decommission_check(FIVE, [5, 6])
+    assert (check["leaving"], check["gone"], check["problems"]) == ([5], [6], [])
+
+
+@pytest.mark.parametrize("broker_ids, default, expected", [
+    ("3,4,5", 1, "topic __consumer_offsets: replication factor 3, but only 2 broker(s) would remain (1,2)"),
+    ("1,2,3,4,5", 1, "broker_ids: 1,2,3,4,5 would leave no broker"),
+])
+def test_too_few_remaining_brokers_are_refused_naming_the_topic(broker_ids, default, expected):
+    assert expected in kafka_decommission_check(FIVE, broker_ids, default)["problems"][0]
+
+
+def test_min_insync_replicas_counts_the_default_and_the_topic_setting():
+    two = cluster([1, 2, 3], {"audit": ([[1, 2]], {}), "orders": ([[1, 2]], {"min.insync.replicas": "3"})})
+    problems = kafka_decommission_check(two, "3", default_min_insync_replicas=1)["problems"]
+    assert problems == ["topic orders: min.insync.replicas 3, but only 2 broker(s) would remain; acks=all producers "
+                        "would be refused"]
+    assert len(kafka_decommission_check(two, "3", default_min_insync_replicas=3)["problems"]) == 2
+
+
+@pytest.mark.parametrize("broker_ids", ["", [], "four", None])
+def test_bad_ids_are_refused_naming_the_field(broker_ids):
+    with pytest.raises(AnsibleFilterError, match="broker_ids: "):
+        kafka_decommission_check(FIVE, broker_ids)
+
+
+def test_replicas_and_leaders_left_on_the_brokers():
+    assert kafka_replicas_on(FIVE, "4,5") == {"replicas": ["__consumer_offsets-0", "orders-1"],
+                                              "leaders": ["__consumer_offsets-0", "orders-1"]}
+    assert kafka_replicas_on(FIVE, [6]) == {"replicas": [], "leaders": []}
