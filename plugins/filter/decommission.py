@@ -14,8 +14,8 @@ def _ids(broker_ids, field):
         broker_ids = [part.strip() for part in broker_ids.split(",") if part.strip()]
     try:
         ids = sorted(set(int(item) for item in broker_ids or []))
-    except (TypeError, ValueError):
-        raise AnsibleFilterError("%s: expected broker ids such as 4,5, got %r" % (field, broker_ids))
+    except (TypeError, ValueError) as error:
+        raise AnsibleFilterError("%s: expected broker ids such as 4,5, got %r" % (field, broker_ids)) from error
     if not ids:
         raise AnsibleFilterError("%s: name at least one broker id to decommission" % field)
     return ids
