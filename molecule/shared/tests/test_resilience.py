@@ -1,13 +1,15 @@
 """Checks of the resilience scenario after its side effect: broker 5 joined a loaded cluster and a plan
 for two topics moved the fewest replicas onto it, while a leading broker was SIGKILLed; the ZooKeeper
-leader was stopped for a while; the cluster had a rolling restart; and all the while an acks=all
-idempotent producer wrote. Prints the figures that docs/benchmarks.md records.
+leader was stopped for a while; the cluster had a rolling restart; broker 4 was decommissioned; and all
+the while an acks=all idempotent producer wrote. Prints the figures that docs/benchmarks.md records.
 """
 
 import json
+import os
 import re
 
 import pytest
+import testinfra
 from kafka import KafkaConsumer, TopicPartition
 from live_cluster import (check_every_acknowledged_record, describe, replica_and_leader_counts, settled,
                           throttle_configs_left, under_replicated)
@@ -17,7 +19,9 @@ pytestmark = pytest.mark.scenarios("resilience")
 
 @pytest.fixture(scope="module")
 def targets(scenario_variables):
-    return [int(broker) for broker in scenario_variables["resilience_broker_list"].split(",")]
+    """The brokers at the end: those the move spread the topics over, less the one decommissioned after."""
+    return [int(broker) for broker in scenario_variables["resilience_broker_list"].split(",")
+            if int(broker) != scenario_variables["resilience_decommissioned"]]
 
 
 @pytest.fixture(scope="module")
@@ -117,6 +121,31 @@ def test_a_broker_that_did_not_come_back_stopped_the_rolling_restart_naming_it(s
     assert re.search(r"broker 4 at \S+:9092 \(unit kafka-broker-4\) is not coming up", message), message
     # The cause, from the broker's server.log: the value it refused.
     assert "num.network.threads" in message and "during the wait, last exit status 1" in message
+
+
+def test_the_decommissioned_broker_was_drained_with_the_fewest_moves_stopped_and_is_gone(
+        saved, grown_brokers, scenario_variables, inventory):
+    leaving = scenario_variables["resilience_decommissioned"]
+    runs = saved("decommission.json")
+    # Three of five brokers leaving was refused before anything moved (resilience.yml checked the replicas).
+    assert any("topic payments: replication factor 3, but only 2 broker(s) would remain" in line
+               for line in runs["refused"]), runs["refused"]
+    assert runs["first"] and runs["again"] and not any(re.search(r"changed=[1-9]", line) for line in runs["again"])
+    # Fewest moves: each partition with a replica on the leaving broker moved that one replica, nothing else.
+    plan, rollback = saved("decommission-plan.json"), saved("decommission-plan.rollback.json")
+    before = {(entry["topic"], entry["partition"]): entry["replicas"] for entry in rollback["partitions"]}
+    assert before and all(leaving in replicas for replicas in before.values())
+    for entry in plan["partitions"]:
+        old = before[(entry["topic"], entry["partition"])]
+        assert leaving not in entry["replicas"] and len(set(entry["replicas"]) - set(old)) == 1, (entry, old)
+    brokers, partitions = describe(grown_brokers, None)
+    assert leaving not in brokers
+    assert [label for label, partition in partitions if leaving in partition["replica_nodes"]] == []
+    host_name = [name for name in inventory.get_hosts("all")
+                 if inventory.get_variables(name).get("kafka_broker_id") == leaving][0]
+    node = testinfra.get_host(host_name, ansible_inventory=os.environ["MOLECULE_INVENTORY_FILE"], connection="ansible")
+    service = node.service("kafka-broker-%d" % leaving)
+    assert not service.is_running and not service.is_enabled
 
 
 def test_print_the_figures(saved):
