@@ -13,8 +13,7 @@ import testinfra.utils.ansible_runner
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.admin import KafkaAdminClient, NewTopic
 from kazoo.client import KazooClient
-from live_cluster import (broker_instances, client_settings, expected_broker_ids, host_address, instance_addresses,
-                          settled)
+from live_cluster import broker_instances, client_settings, expected_broker_ids, host_address, settled
 
 RUNNER = testinfra.utils.ansible_runner.AnsibleRunner(os.environ["MOLECULE_INVENTORY_FILE"])
 ZOOKEEPER_HOSTS = RUNNER.get_hosts("zookeeper")
@@ -25,6 +24,8 @@ BROKER_HOSTS = (RUNNER.get_hosts("kafka_broker") + RUNNER.get_hosts("spare_broke
 testinfra_hosts = sorted(set(ZOOKEEPER_HOSTS + BROKER_HOSTS))
 # How the scenario's clients log in (nothing for PLAINTEXT).
 CLIENT = client_settings()
+# Brokers a scenario's side effect took out with decommission.yml: stopped for good and gone from the cluster.
+DECOMMISSIONED = set(RUNNER.get_variables(RUNNER.get_hosts("all")[0]).get("scenario_decommissioned_brokers") or [])
 
 
 def _instances(name):
@@ -32,11 +33,12 @@ def _instances(name):
 
 
 def _bootstrap():
-    return instance_addresses(RUNNER, BROKER_HOSTS)
+    return ["%s:%d" % (host_address(name), port) for name in BROKER_HOSTS
+            for broker_id, port in _instances(name) if broker_id not in DECOMMISSIONED]
 
 
 def _expected_broker_ids():
-    return expected_broker_ids(RUNNER, BROKER_HOSTS)
+    return [broker_id for broker_id in expected_broker_ids(RUNNER, BROKER_HOSTS) if broker_id not in DECOMMISSIONED]
 
 
 def _ask_zookeeper(node, word, answered):
@@ -69,6 +71,9 @@ def test_brokers_run_and_listen(host):
         return
     for broker_id, port in _instances(name):
         unit = host.service("kafka-broker-%d" % broker_id)
+        if broker_id in DECOMMISSIONED:
+            assert not unit.is_running and not unit.is_enabled, "kafka-broker-%d was decommissioned" % broker_id
+            continue
         assert unit.is_running, "kafka-broker-%d is not running on %s" % (broker_id, name)
         assert unit.is_enabled
         assert host.socket("tcp://0.0.0.0:%d" % port).is_listening
