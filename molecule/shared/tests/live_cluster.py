@@ -34,10 +34,10 @@ def broker_instances(runner, name, broker_hosts):
     return [(int(variables.get("kafka_broker_id") or broker_hosts.index(name) + 1), 9092)]
 
 
-def instance_addresses(runner, broker_hosts):
-    """Client addresses of every broker instance of the hosts."""
+def instance_addresses(runner, broker_hosts, excluded=()):
+    """Client addresses of every broker instance of the hosts, but those with an id in excluded."""
     return ["%s:%d" % (host_address(name), port) for name in broker_hosts
-            for unused, port in broker_instances(runner, name, broker_hosts)]
+            for broker_id, port in broker_instances(runner, name, broker_hosts) if broker_id not in excluded]
 
 
 def expected_broker_ids(runner, broker_hosts):

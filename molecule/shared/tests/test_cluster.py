@@ -13,7 +13,8 @@ import testinfra.utils.ansible_runner
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.admin import KafkaAdminClient, NewTopic
 from kazoo.client import KazooClient
-from live_cluster import broker_instances, client_settings, expected_broker_ids, host_address, settled
+from live_cluster import (broker_instances, client_settings, expected_broker_ids, host_address, instance_addresses,
+                          settled)
 
 RUNNER = testinfra.utils.ansible_runner.AnsibleRunner(os.environ["MOLECULE_INVENTORY_FILE"])
 ZOOKEEPER_HOSTS = RUNNER.get_hosts("zookeeper")
@@ -33,8 +34,7 @@ def _instances(name):
 
 
 def _bootstrap():
-    return ["%s:%d" % (host_address(name), port) for name in BROKER_HOSTS
-            for broker_id, port in _instances(name) if broker_id not in DECOMMISSIONED]
+    return instance_addresses(RUNNER, BROKER_HOSTS, DECOMMISSIONED)
 
 
 def _expected_broker_ids():
