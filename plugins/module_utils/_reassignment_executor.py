@@ -40,11 +40,14 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin impo
 )
 from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_moves import (
     PlanInputError,
+    bytes_left,
     bytes_to_copy,
     check_against_cluster,
+    describe_progress,
     expected_seconds,
     make_batches,
     parse_plan,
+    progress_status,
     throttle_entries,
 )
 
@@ -319,11 +322,24 @@ def elect_preferred_leaders(client, keys, timeout_ms):
     return failed
 
 
+def _remaining_sizes(client, entries):
+    """What the copies of the entries' partitions hold now, or None when DescribeLogDirs cannot tell."""
+    topics = {}
+    for entry in entries:
+        topics.setdefault(entry["topic"], []).append(entry["partition"])
+    try:
+        return read_partition_sizes(client, topics) if topics else {}
+    except Exception:  # pylint: disable=broad-except
+        # Progress only informs the operator; the moves are judged by ListPartitionReassignments.
+        return None
+
+
 def execute(client, pending, throttle_rate, max_moves_per_broker, timeout, poll_interval, timeout_ms, report,
-            elect=True, plan_entries=None):
+            elect=True, plan_entries=None, progress_every=10):
     """Throttle, submit batch by batch, wait for each, then remove the throttle.
 
-    report(done, total, elapsed) is called as partitions complete. Returns a summary dict;
+    report(status) is called as partitions complete and every progress_every seconds in between, with
+    progress_status()'s reading (partitions done, bytes copied, rate, time left). Returns a summary dict;
     raises KafkaAdminError on timeout naming what is still moving, with the throttle removed from
     everything but those moves (they would otherwise copy unthrottled), and on any other failure with
     the throttle removed.
@@ -348,10 +364,12 @@ def execute(client, pending, throttle_rate, max_moves_per_broker, timeout, poll_
         if throttle:
             note_adding_replicas(client, pending)
             throttled = throttle.apply()
-        moves_started = time.time()
-        for batch in batches:
+        moves_started = last_report = time.time()
+        copied_total = bytes_to_copy(pending, sizes)[1] if sizes is not None else None
+        for batch_index, batch in enumerate(batches):
             submit(client, batch, timeout_ms)
             waiting = list(batch)
+            later = [entry for later_batch in batches[batch_index + 1:] for entry in later_batch]
             while waiting:
                 try:
                     complete = finished(client, waiting)
@@ -365,9 +383,15 @@ def execute(client, pending, throttle_rate, max_moves_per_broker, timeout, poll_
                     done.extend(complete)
                     keys = set((entry["topic"], entry["partition"]) for entry in complete)
                     waiting = [entry for entry in waiting if (entry["topic"], entry["partition"]) not in keys]
-                    elapsed = round(time.time() - started, 1)
-                    progress.append(dict(done=len(done), total=total, elapsed=elapsed))
-                    report(len(done), total, elapsed)
+                now = time.time()
+                if complete or now - last_report >= progress_every:
+                    last_report = now
+                    remaining = _remaining_sizes(client, waiting + later) if copied_total is not None else None
+                    status = progress_status(
+                        len(done), total, now - started, now - moves_started, copied_total,
+                        bytes_left(waiting, later, remaining) if remaining is not None else None, throttle_rate)
+                    progress.append(status)
+                    report(status)
                 if not waiting:
                     break
                 if time.time() - started > timeout:
@@ -503,11 +527,16 @@ def run_reassignment(module, client, inputs):
         # Asked to move unthrottled: a throttle an earlier run of the plan left would still hold the moves back.
         result["throttle_removed"] = remove_left_over_throttle(module, client, 0, plan_entries)
 
-    def report(done, total, elapsed):
-        module.log("kafka_reassignment: %d of %d partitions moved, %.1f s" % (done, total, elapsed))
+    def report(status):
+        module.log("kafka_reassignment: %s" % describe_progress(status))
+        if params["progress_file"]:
+            # One JSON line per reading; the action plugin (or an operator's tail -f) follows the file.
+            with open(params["progress_file"], "a") as handle:
+                handle.write(json.dumps(status) + "\n")
 
     result.update(execute(client, pending, params["throttle"], params["max_moves_per_broker"], params["timeout"],
-                          params["poll_interval"], timeout_ms, report, params["elect_leaders"], plan_entries))
+                          params["poll_interval"], timeout_ms, report, params["elect_leaders"], plan_entries,
+                          params["progress_interval"]))
     sizes_error = result.pop("sizes_error")
     if sizes_error:
         module.warn("the partition sizes could not be read (%s), so bytes_to_move, expected_seconds "

@@ -180,3 +180,70 @@ def expected_seconds(batches, sizes, rate):
     busiest = [max(list(bytes_to_copy([entry for entry in batch if not entry["in_progress"]], sizes)[0].values())
                    or [0]) for batch in batches]
     return round(sum(busiest) / float(rate), 1)
+
+
+def bytes_left(in_flight, not_submitted, sizes):
+    """Bytes replication still has to copy: ({broker: bytes}, total).
+
+    in_flight: entries submitted and not yet complete (their new replicas are partly copied; sizes holds what
+    each copy has now); not_submitted: entries of later batches. sizes as read_partition_sizes() returns.
+    """
+    copying = [dict(entry, current=sorted(set(entry["current"]) | set(entry["target"])), in_progress=True)
+               for entry in in_flight]
+    per_broker = {}
+    for part in (bytes_to_copy(copying, sizes)[0], bytes_to_copy(not_submitted, sizes)[0]):
+        for broker, count in part.items():
+            per_broker[broker] = per_broker.get(broker, 0) + count
+    return per_broker, sum(per_broker.values())
+
+
+def progress_status(done, total, elapsed, moving_seconds, bytes_total, left, throttle_rate):
+    """One progress reading of a running reassignment, as plain numbers.
+
+    left: ({broker: bytes}, total) as bytes_left() returns, or None when the sizes could not be read.
+    seconds_left is what the throttle allows at best (the busiest receiving broker's bytes over the rate),
+    or without a throttle the bytes left at the rate achieved so far; None when it cannot be told.
+    """
+    status = dict(done=done, total=total, elapsed=round(elapsed, 1), bytes_total=bytes_total, bytes_copied=None,
+                  rate=None, seconds_left=None)
+    if left is None or bytes_total is None:
+        return status
+    per_broker, remaining = left
+    copied = max(0, bytes_total - remaining)
+    status["bytes_copied"] = copied
+    if moving_seconds > 0:
+        status["rate"] = int(round(copied / moving_seconds))
+    if throttle_rate:
+        status["seconds_left"] = round(max(list(per_broker.values()) or [0]) / float(throttle_rate), 1)
+    elif status["rate"]:
+        status["seconds_left"] = round(remaining / float(status["rate"]), 1)
+    return status
+
+
+def _size(count):
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if count >= scale:
+            return "%.1f %s" % (count / float(scale), unit)
+    return "%d B" % count
+
+
+def _duration(seconds):
+    seconds = int(round(seconds))
+    if seconds >= 3600:
+        return "%d h %02d min" % (seconds // 3600, seconds % 3600 // 60)
+    if seconds >= 60:
+        return "%d min %02d s" % (seconds // 60, seconds % 60)
+    return "%d s" % seconds
+
+
+def describe_progress(status):
+    """A line for the operator: partitions done, bytes copied, rate, time left, time spent."""
+    parts = ["%d of %d partitions moved" % (status["done"], status["total"])]
+    if status.get("bytes_copied") is not None:
+        parts.append("%s of %s copied" % (_size(status["bytes_copied"]), _size(status["bytes_total"])))
+    if status.get("rate") is not None:
+        parts.append("%s/s" % _size(status["rate"]))
+    if status.get("seconds_left") is not None:
+        parts.append("about %s left" % _duration(status["seconds_left"]))
+    parts.append("%s elapsed" % _duration(status["elapsed"]))
+    return ", ".join(parts)

@@ -33,8 +33,8 @@ description:
     partitions so leadership follows the plan's first replicas.
   - With O(state=absent), cancels the plan's reassignments that are in progress, then removes the throttle of
     the plan's partitions.
-  - Numbers out of range (O(timeout), O(poll_interval), O(throttle), O(max_moves_per_broker), O(request_timeout))
-    are refused, naming the option, before the plan is read or the cluster contacted.
+  - Numbers out of range (O(timeout), O(poll_interval), O(progress_interval), O(throttle), O(max_moves_per_broker),
+    O(request_timeout)) are refused, naming the option, before the plan is read or the cluster contacted.
 author:
   - kafkaops.cluster developers (@kafkaops)
 extends_documentation_fragment:
@@ -84,6 +84,18 @@ options:
     description: After the moves, run a preferred leader election for the moved partitions.
     type: bool
     default: true
+  progress_interval:
+    description:
+      - Seconds between progress readings while the moves run (partitions done, bytes copied read with
+        DescribeLogDirs, rate, time left); a partition completing gives a reading too. More than 0.
+    type: float
+    default: 10
+  progress_file:
+    description:
+      - Append each progress reading, a JSON object per line, to this file on the host running the module.
+      - When the module runs on the controller (a local connection) its action shows each reading in the play's
+        output as it comes, through a file of its own when this is not set.
+    type: path
 attributes:
   check_mode:
     description: Validates the plan against the cluster and reports what would move; changes nothing.
@@ -92,8 +104,10 @@ attributes:
     description: Shows each partition's replicas before and after.
     support: full
 notes:
-  - Progress (partitions done of total, seconds elapsed) is in the result's RV(progress) and, as it happens, in
-    the system log of the host running the module.
+  - Progress (partitions done of total, bytes copied, rate, time left at the throttle, seconds elapsed) is shown
+    in the play's output every O(progress_interval) seconds when the module runs on the controller, appended to
+    O(progress_file) when given, logged to the system log of the host running the module, and returned in
+    RV(progress).
 seealso:
   - module: kafkaops.cluster.kafka_reassignment_plan
 """
@@ -129,11 +143,16 @@ moved:
   returned: when state is present and not in check mode
   type: int
 progress:
-  description: Partitions done of the total, with seconds elapsed, each time some completed.
+  description:
+    - The progress readings, each time partitions completed and every O(progress_interval) seconds in between -
+      partitions done of the total, seconds elapsed, bytes to copy in all and copied so far, the rate so far
+      (bytes/s) and the seconds left (at best, at the throttle; else at the rate so far). The byte figures are
+      null when the sizes could not be read.
   returned: when state is present and not in check mode
   type: list
   elements: dict
-  sample: [{done: 4, total: 12, elapsed: 3.1}, {done: 12, total: 12, elapsed: 9.8}]
+  sample:
+    - {done: 4, total: 12, elapsed: 3.1, bytes_total: 6144000, bytes_copied: 2048000, rate: 1003520, seconds_left: 4.1}
 throttled:
   description: The brokers and topics throttled during the run (all throttles removed again at the end).
   returned: when state is present and not in check mode
@@ -209,12 +228,15 @@ ARGUMENT_SPEC = dict(
     timeout=dict(type="int", default=3600),
     poll_interval=dict(type="float", default=2),
     elect_leaders=dict(type="bool", default=True),
+    progress_interval=dict(type="float", default=10),
+    progress_file=dict(type="path"),
 )
 LIMITS = dict(
     throttle=NumberLimit(minimum=0),
     max_moves_per_broker=NumberLimit(minimum=1),
     timeout=NumberLimit(minimum=1),
     poll_interval=NumberLimit(minimum=0, exclusive_minimum=True),
+    progress_interval=NumberLimit(minimum=0, exclusive_minimum=True),
 )
 
 

@@ -335,8 +335,17 @@ def test_throttle_limits_the_rate(kafka, admin, loaded_topic):
     # window spans about 10 s, and 6 MB would pass a 1 MB/s throttle as 0.6 MB/s, unthrottled. Let it lapse.
     time.sleep(QUOTA_WINDOW_SECONDS)
     throttled = kafka("kafka_reassignment", plan=_plan([{"topic": name, "partition": 0, "replicas": [second]}]),
-                      throttle=throttle, poll_interval=0.2)
+                      throttle=throttle, poll_interval=0.2, progress_interval=1)
     assert not throttled.failed and throttled["moved"] == 1, throttled.output
+    # About 6 s at the throttle: a reading every second, each shown in the output as it came (the action
+    # shows them while the module runs), with the bytes the new copy holds growing to the whole partition.
+    readings = throttled["progress"]
+    shown = [line for line in throttled.output.splitlines() if line.startswith("kafka_reassignment: ")]
+    assert len(shown) == len(readings) >= 3, throttled.output
+    copied = [reading["bytes_copied"] for reading in readings]
+    assert copied == sorted(copied) and copied[0] < copied[-1] == throttled["bytes_to_move"], readings
+    assert all(reading["seconds_left"] is not None and reading["rate"] is not None for reading in readings[1:])
+    assert "partitions moved" in shown[0] and "copied" in shown[0] and "left" in shown[-1], shown
     assert throttled["throttled"] == dict(brokers=sorted([first, second]), topics=[name])
     free = kafka("kafka_reassignment", plan=_plan([{"topic": name, "partition": 0, "replicas": [third]}]),
                  poll_interval=0.2)

@@ -226,3 +226,25 @@ def test_a_rerun_asked_to_move_unthrottled_first_removes_the_throttle_left(run_m
     assert rerun["throttle_removed"] == dict(brokers=[1, 2, 3, 4], topics=["orders"])
     # Unthrottled while it waited, as asked.
     assert seen and seen[0] == {} and _rates(cluster) == {} and cluster.overrides.get("orders", {}) == {}
+
+
+def test_progress_is_written_as_json_lines_while_it_runs(run_module, cluster, tmp_path):
+    progress_file = tmp_path / "progress.jsonl"
+    result = run_module(kafka_reassignment.main, dict(SERVERS, plan=MOVE, throttle=5000000, poll_interval=0.01,
+                                                      progress_interval=0.01, progress_file=str(progress_file)),
+                        cluster)
+    assert not result.get("failed"), result
+    lines = [json.loads(line) for line in progress_file.read_text().splitlines()]
+    assert lines and lines == result["progress"]
+    last = lines[-1]
+    assert (last["done"], last["total"], last["bytes_total"]) == (1, 1, 1000000)
+    # Done: broker 4's new copy holds the whole partition.
+    assert last["bytes_copied"] == 1000000 and last["seconds_left"] == 0.0
+
+
+@pytest.mark.parametrize("args, field", [
+    (dict(progress_interval=0), "progress_interval"),
+])
+def test_a_progress_interval_out_of_range_is_refused(run_module, cluster, args, field):
+    result = run_module(kafka_reassignment.main, dict(SERVERS, plan=MOVE, **args), cluster)
+    assert result["failed"] and field in result["msg"] and cluster.writes() == []

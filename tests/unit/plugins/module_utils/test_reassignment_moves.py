@@ -1,6 +1,7 @@
 """What a reassignment must copy and the least time it takes at a throttle (pure functions of _reassignment_moves)."""
 
 import pytest
+from ansible_collections.kafkaops.cluster.plugins.module_utils import _reassignment_moves as moves
 from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_moves import (
     PlanInputError,
     bytes_to_copy,
@@ -116,3 +117,30 @@ def test_a_partition_in_flight_counts_with_the_factor_it_moves_to():
     # A plan that does change the factor must still list every partition.
     with pytest.raises(PlanInputError, match="must list all its 3 partitions"):
         check_against_cluster([("t", 1, [2, 3, 1])], topics, [1, 2, 3], {("t", 0): [3, 2]})
+
+
+def test_bytes_left_counts_what_new_copies_still_lack_and_later_batches_whole():
+    in_flight = [dict(topic="t", partition=0, current=[1, 2], target=[1, 3], in_progress=False)]
+    later = [dict(topic="t", partition=1, current=[1, 2], target=[2, 4], in_progress=False)]
+    sizes = {"t": {0: {1: 100, 2: 100, 3: 40}, 1: {1: 50, 2: 50}}}
+    assert moves.bytes_left(in_flight, later, sizes) == ({3: 60, 4: 50}, 110)
+
+
+@pytest.mark.parametrize("left, throttle, expected", [
+    (({3: 60, 4: 50}, 110), 10, dict(bytes_copied=90, rate=9, seconds_left=6.0)),
+    (({3: 60, 4: 50}, 110), 0, dict(bytes_copied=90, rate=9, seconds_left=12.2)),
+    (None, 10, dict(bytes_copied=None, rate=None, seconds_left=None)),
+])
+def test_progress_status(left, throttle, expected):
+    status = moves.progress_status(1, 2, 12.34, 10.0, 200, left, throttle)
+    assert dict((key, status[key]) for key in expected) == expected
+    assert (status["done"], status["total"], status["elapsed"], status["bytes_total"]) == (1, 2, 12.3, 200)
+
+
+def test_describe_progress_names_every_figure_it_has():
+    line = moves.describe_progress(dict(done=3, total=12, elapsed=95, bytes_total=3 << 30, bytes_copied=1 << 29,
+                                        rate=10 << 20, seconds_left=262.4))
+    assert line == "3 of 12 partitions moved, 512.0 MiB of 3.0 GiB copied, 10.0 MiB/s, about 4 min 22 s left, " \
+                   "1 min 35 s elapsed"
+    assert moves.describe_progress(dict(done=0, total=1, elapsed=2.0, bytes_total=None, bytes_copied=None, rate=None,
+                                        seconds_left=None)) == "0 of 1 partitions moved, 2 s elapsed"
