@@ -46,6 +46,17 @@ def runs(saved):
     return saved("migration-runs.json")
 
 
+def test_the_precheck_refused_bad_settings_before_any_change(runs):
+    output = runs["refused"]
+    assert "kafka_controller_node_id: node ids 2 are broker ids too" in output, output
+    assert re.search(r"mig-b\d: kafka_broker_properties sets authorizer.class.name", output), output
+    recap = _recap(output)
+    assert set(recap) >= set(BROKERS + CONTROLLERS)
+    assert all(counts["changed"] == 0 for counts in recap.values()), recap
+    # Nothing was set up: run 1 found the controllers still to deploy.
+    assert sum(_recap(runs["runs"][0])[name]["changed"] for name in CONTROLLERS) > 0
+
+
 def test_a_phase_run_twice_changes_nothing_the_second_time(runs):
     first, second = _recap(runs["runs"][0]), _recap(runs["runs"][1])
     assert sum(first[name]["changed"] for name in CONTROLLERS) > 0, first
