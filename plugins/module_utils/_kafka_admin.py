@@ -268,6 +268,24 @@ def forget_controller(client):
         client._controller_id = None  # pylint: disable=protected-access
 
 
+def refresh_brokers(client):
+    """Read the cluster's brokers again, now.
+
+    kafka-python drops a broker from its metadata when a refresh runs while the broker is down (a
+    failed request to a killed broker triggers one), and reads the brokers again only when that
+    metadata ages out, 5 minutes later: until then every request to the broker, back for long, fails
+    with UnknownBrokerIdError. A refresh that fails leaves the client as it was.
+    """
+    manager = getattr(client, "_manager", None)
+    cluster = getattr(manager, "cluster", None)
+    if cluster is None:
+        return
+    try:
+        manager.run(cluster.refresh_metadata)
+    except Exception:  # pylint: disable=broad-except
+        pass
+
+
 def advertised_api_keys(client):
     """The numbers of the API keys the brokers advertise.
 

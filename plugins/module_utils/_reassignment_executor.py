@@ -37,6 +37,7 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin impo
     KafkaAdminError,
     describe_error,
     forget_controller,
+    refresh_brokers,
 )
 from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_moves import (
     PlanInputError,
@@ -265,6 +266,8 @@ class Throttle(object):
             if not failed or time.time() > deadline:
                 break
             time.sleep(2)
+            # A broker that was down when the client last read the brokers is unknown to it until it reads again.
+            refresh_brokers(self.client)
         self.topic_added, self.broker_before = {}, {}
         if failed:
             raise KafkaAdminError(

@@ -1,8 +1,11 @@
 """kafka_reassignment's run against a fake cluster: check, move with a throttle, clean up, cancel."""
 
 import json
+from types import SimpleNamespace
 
 import pytest
+from kafka.admin import ConfigResourceType
+from kafka.errors import UnknownBrokerIdError
 from ansible_collections.kafkaops.cluster.plugins.module_utils import _reassignment_executor as executor
 from ansible_collections.kafkaops.cluster.plugins.modules import kafka_reassignment
 
@@ -248,3 +251,34 @@ def test_progress_is_written_as_json_lines_while_it_runs(run_module, cluster, tm
 def test_a_progress_interval_out_of_range_is_refused(run_module, cluster, args, field):
     result = run_module(kafka_reassignment.main, dict(SERVERS, plan=MOVE, **args), cluster)
     assert result["failed"] and field in result["msg"] and cluster.writes() == []
+
+
+def test_a_broker_the_client_forgot_while_it_was_down_gets_its_throttle_removed(run_module, cluster, monkeypatch):
+    # The client read the brokers while broker 4 was down (killed, restarting) and no longer knows it: its
+    # throttle can be removed only after the client reads the brokers again.
+    client_class = cluster.client_class
+    alter_at_once = client_class.alter_configs
+    refreshes = []
+
+    class Manager:
+        def __init__(self, client):
+            self.cluster = SimpleNamespace(refresh_metadata=lambda: refreshes.append(client))
+
+        def run(self, coroutine, *args):
+            return coroutine(*args)
+
+    def alter(client, resources, **options):
+        forgotten = not refreshes and any(resource.resource_type == ConfigResourceType.BROKER and resource.name == "4"
+                                          for resource in resources)
+        if forgotten and cluster.moving == {} and cluster.topics["orders"][0] == [1, 2, 4]:
+            raise UnknownBrokerIdError(4)
+        return alter_at_once(client, resources, **options)
+
+    monkeypatch.setattr(client_class, "alter_configs", alter)
+    monkeypatch.setattr(client_class, "_manager", property(Manager), raising=False)
+    monkeypatch.setattr(executor.time, "sleep", lambda seconds: None)
+    result = run_module(kafka_reassignment.main, dict(SERVERS, plan=MOVE, throttle=5000000, poll_interval=0.01),
+                        cluster)
+    assert not result.get("failed"), result
+    assert len(refreshes) == 1 and result["moved"] == 1
+    assert all(not any(key in configs for key in THROTTLE_KEYS) for configs in cluster.broker_configs.values())
