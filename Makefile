@@ -13,7 +13,7 @@ export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.cache/collections
 COLLECTION_LINK := .cache/collections/ansible_collections/kafkaops/cluster
 SCENARIOS := default combined kraft migration multi-broker cluster resilience secure
 
-.PHONY: help venv collection engine browser image archive prometheus-agent prerequisites demo lint sanity unit artifact integration-kraft changelog-release molecule test clean
+.PHONY: help venv collection engine browser image spark-image archive prometheus-agent prerequisites demo lint sanity unit artifact integration-kraft changelog-release molecule test clean
 
 help:
 	@echo "make demo    a 3-node ZooKeeper + Kafka cluster in local containers, grown to 4 brokers, verified"
@@ -43,6 +43,10 @@ browser:
 image: engine
 	bash scripts/build-image.sh
 
+# The Spark standalone nodes of the resilience scenario (wheels built with the venv's pip).
+spark-image: image venv
+	bash scripts/build-spark-image.sh
+
 archive:
 	bash scripts/build-kafka-archive.sh all
 
@@ -50,7 +54,7 @@ archive:
 prometheus-agent:
 	bash scripts/fetch-prometheus-agent.sh
 
-prerequisites: venv collection engine browser image archive prometheus-agent
+prerequisites: venv collection engine browser image spark-image archive prometheus-agent
 
 # The demo's files (manifest, plan, report) land here.
 DEMO_DIR := $(CURDIR)/.cache/demo

@@ -12,44 +12,16 @@ a cancel or without waiting, it runs the module as the normal action does.
 
 from __future__ import absolute_import, division, print_function
 
-import json
 import os
 import tempfile
-import threading
 
 from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_moves import describe_progress
+from ansible_collections.kafkaops.cluster.plugins.plugin_utils._progress_follower import execute_following
 
 display = Display()
-# How often the file is looked at; the module writes a reading every progress_interval seconds (10 by default).
-FOLLOW_SECONDS = 1.0
-
-
-class ProgressFile(object):
-    """The readings appended to a file since the last look, whole lines only."""
-
-    def __init__(self, path):
-        self.path = path
-        self.offset = 0
-
-    def new_readings(self):
-        try:
-            with open(self.path, "rb") as handle:
-                handle.seek(self.offset)
-                chunk = handle.read()
-        except OSError:
-            return []
-        complete = chunk[:chunk.rfind(b"\n") + 1]
-        self.offset += len(complete)
-        readings = []
-        for line in complete.splitlines():
-            try:
-                readings.append(json.loads(line.decode("utf-8")))
-            except ValueError:
-                continue
-        return readings
 
 
 def follows_progress(task_args, check_mode, wrap_async, transport):
@@ -85,31 +57,13 @@ class ActionModule(ActionBase):
         if own_file:
             handle, module_args["progress_file"] = tempfile.mkstemp(prefix="kafka-reassignment-", suffix=".jsonl")
             os.close(handle)
-        progress = ProgressFile(module_args["progress_file"])
-        outcome = {}
-
-        def run_module():
-            try:
-                outcome["result"] = self._execute_module(module_args=module_args, task_vars=task_vars)
-            except BaseException as error:  # pylint: disable=broad-except
-                outcome["error"] = error
-
-        worker = threading.Thread(target=run_module, name="kafka_reassignment")
-        worker.daemon = True
-        worker.start()
         try:
-            while worker.is_alive():
-                worker.join(FOLLOW_SECONDS)
-                for reading in progress.new_readings():
-                    display.display("kafka_reassignment: %s" % describe_progress(reading))
+            module_result = execute_following(
+                self, module_args, task_vars, module_args["progress_file"],
+                lambda reading: display.display("kafka_reassignment: %s" % describe_progress(reading)))
         finally:
-            worker.join()
             if own_file:
                 os.remove(module_args["progress_file"])
-            self._remove_tmp_path(self._connection._shell.tmpdir)
-        if "error" in outcome:
-            raise outcome["error"]
-        module_result = outcome["result"]
         if own_file:
             # The file was the action's, not the operator's.
             module_result.get("invocation", {}).get("module_args", {})["progress_file"] = None

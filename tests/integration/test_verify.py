@@ -10,6 +10,7 @@ the role) must pass. Three Spark jobs in all: each costs tens of seconds to star
 
 import json
 import os
+import re
 import subprocess
 import sys
 import uuid
@@ -254,7 +255,7 @@ def test_a_clean_topic_passes(topics, bootstrap_servers, tmp_path):
     acknowledged = json.loads(steady_manifest.read_text())["acknowledged"]
 
     report = tmp_path / "report.json"
-    completed = playbook("verify.yml", tmp_path, bootstrap_servers,
+    completed = playbook("verify.yml", tmp_path, bootstrap_servers, kafka_verify_progress_interval=1,
                          manifests="%s,%s" % (bulk_manifest, steady_manifest), report=str(report))
     output = completed.stdout + completed.stderr
     assert completed.returncode == 0, output
@@ -262,4 +263,12 @@ def test_a_clean_topic_passes(topics, bootstrap_servers, tmp_path):
     result = json.loads(report.read_text())
     assert result["ok"]
     assert result["records"] == result["expected"] == 3000 + acknowledged
+    # The job's progress was shown while it ran, inside its task: readings, then the final one, which
+    # counts every record the report checked.
+    job_output = output.split("TASK [kafkaops.cluster.kafka_verify : Run the verification job]")[1].split("TASK [")[0]
+    readings = re.findall(r"^verify: (finished, )?(\d+) of (\d+) tasks done, ([\d,]+) of ([\d,]+) records read",
+                          job_output, re.MULTILINE)
+    assert readings and readings[-1][0] == "finished, ", job_output
+    assert int(readings[-1][3].replace(",", "")) == int(readings[-1][4].replace(",", "")) == result["records"]
+    assert "bulk_produce: finished, " in produced.stdout
     assert [entry["partition"] for entry in result["per_partition"]] == list(range(PARTITIONS))

@@ -152,6 +152,29 @@ def test_the_decommissioned_broker_was_drained_with_the_fewest_moves_stopped_and
     assert not service.is_running and not service.is_enabled
 
 
+# What differs between two runs of the job on the same records: where and when it ran.
+RUN_FIELDS = {"spark_master", "spark_executors", "started_at", "elapsed_seconds"}
+
+
+def test_the_jobs_ran_on_the_spark_standalone_cluster(saved):
+    report, master = saved("verify-report.json"), saved("spark-master.json")
+    assert report["spark_master"].startswith("spark://")
+    # Both workers' executors served the job, each on its own host (container).
+    assert len({address.rsplit(":", 1)[0] for address in report["spark_executors"]}) == 2
+    assert master["aliveworkers"] == 2
+    finished = {app["name"] for app in master["completedapps"] if app["state"] == "FINISHED"}
+    assert "kafkaops-bulk-produce %s" % report["manifests"][0]["topic"] in finished
+    assert "kafkaops-verify " + ",".join(report["topics"]) in finished
+
+
+def test_the_standalone_cluster_gave_the_report_local_2_gave(saved):
+    standalone, local = saved("verify-report.json"), saved("verify-report-local.json")
+    assert local["spark_master"] == "local[2]" and local["spark_executors"] == []
+    assert local["ok"] and standalone["records"] > 0
+    assert ({name: value for name, value in standalone.items() if name not in RUN_FIELDS}
+            == {name: value for name, value in local.items() if name not in RUN_FIELDS})
+
+
 def test_print_the_figures(saved):
     report, move, summary = saved("verify-report.json"), saved("reassignment.json"), saved("reassignment-summary.json")
     finished = move["rerun"] or move["first_run"]
@@ -172,6 +195,8 @@ def test_print_the_figures(saved):
         "throttle": move["throttle"],
         "zookeeper_outage": saved("zookeeper-outage.json"),
         "rolling_restart_seconds": saved("rolling-restart.json")["seconds"],
+        "verify_seconds_standalone_2_workers": report["elapsed_seconds"],
+        "verify_seconds_local_2": saved("verify-report-local.json")["elapsed_seconds"],
     }
     if figures["bytes_to_move"]:
         figures["seconds_at_throttle"] = round(figures["bytes_to_move"] / float(move["throttle"]), 1)

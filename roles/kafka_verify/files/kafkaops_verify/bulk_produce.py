@@ -20,8 +20,9 @@ from datetime import UTC, datetime
 from kafkaops_verify.connection import ConnectionSettingsError, add_connection_option, job_clients, print_failure
 from kafkaops_verify.manifests import build_manifest, write_manifest
 from kafkaops_verify.options import add_pairs_option
+from kafkaops_verify.progress import add_progress_options, following
 from kafkaops_verify.records import check_name, spark_payload_column, spark_value_column
-from kafkaops_verify.session import build_session
+from kafkaops_verify.session import add_spark_setting_option, build_session, spark_settings
 
 
 def key_name(index):
@@ -117,6 +118,8 @@ def argument_parser():
     )
     parser.add_argument("--tasks", type=int, default=0, help="Spark tasks writing (default: Spark's parallelism)")
     add_connection_option(parser)
+    add_spark_setting_option(parser)
+    add_progress_options(parser)
     add_pairs_option(parser, "--kafka-option", "a Java producer property for Spark's Kafka sink, e.g. linger.ms=50")
     add_pairs_option(
         parser, "--client-option", "a kafka-python KafkaAdminClient setting (topic lookup), e.g. client_id=bulk"
@@ -140,7 +143,10 @@ def write_records(args, run_id, producer_options, client_settings):
         args.bootstrap_servers, args.topic, args.create_partitions, args.replication_factor, client_settings
     )
     spark = build_session(
-        args.master, "kafkaops-bulk-produce %s" % args.topic, args.jars, {"spark.task.maxFailures": "1"}
+        args.master,
+        "kafkaops-bulk-produce %s" % args.topic,
+        args.jars,
+        {"spark.task.maxFailures": "1", **spark_settings(args.spark_setting)},
     )
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     started = time.monotonic()
@@ -151,7 +157,8 @@ def write_records(args, run_id, producer_options, client_settings):
         writer = writer.option("topic", args.topic)
         for name, value in producer_options.items():
             writer = writer.option("kafka." + name, value)
-        writer.save()
+        with following(spark, args.progress_file, "bulk_produce", None, args.progress_interval):
+            writer.save()
     finally:
         spark.stop()
     return partitions, started_at, started

@@ -15,6 +15,36 @@ import sys
 import tempfile
 
 from kafkaops_verify.archive import ARCHIVE_NAME, loaded_archive, package_archive
+from kafkaops_verify.options import add_pairs_option, parse_options
+
+SPARK_SETTING_HELP = (
+    "a Spark setting for the job's session, e.g. spark.executor.memory=1g; on a cluster master the"
+    " executors must reach this host: spark.driver.host=<its address on their network>"
+)
+
+
+def add_spark_setting_option(parser):
+    """Declares --spark-setting NAME=VALUE (repeatable); read it with spark_settings."""
+    add_pairs_option(parser, "--spark-setting", SPARK_SETTING_HELP)
+
+
+def spark_settings(pairs):
+    """The --spark-setting pairs as {name: value}; a name that is not a Spark setting is refused."""
+    settings = parse_options(pairs, "--spark-setting")
+    for name in settings:
+        if not name.startswith("spark."):
+            raise SystemExit("--spark-setting %s: Spark settings start with 'spark.'" % name)
+    return settings
+
+
+def executor_addresses(spark):
+    """host:port of every executor registered with the session, the driver left out: empty on a local
+    master, where the driver runs the tasks itself. Recorded in the reports, so that a run on a cluster
+    shows where it ran."""
+    context = spark.sparkContext._jsc.sc()
+    driver = context.env().blockManager().blockManagerId().hostPort()
+    registered = context.getExecutorMemoryStatus().keys().mkString(",").split(",")
+    return sorted(address for address in registered if address and address != driver)
 
 
 def ship_package(spark):

@@ -36,8 +36,9 @@ from kafkaops_verify.engines.sql import verify_with_sql
 from kafkaops_verify.kafka_io import capture_offsets, read_topics
 from kafkaops_verify.manifests import ManifestError, ranges_from_manifests, read_manifest
 from kafkaops_verify.options import add_pairs_option
+from kafkaops_verify.progress import add_progress_options, following
 from kafkaops_verify.report import summary_lines
-from kafkaops_verify.session import build_session
+from kafkaops_verify.session import add_spark_setting_option, build_session, executor_addresses, spark_settings
 
 # Spark's default spark.sql.sources.useV1SourceList without kafka.
 V1_SOURCES_BUT_KAFKA = "avro,csv,json,orc,parquet,text"
@@ -66,11 +67,12 @@ def verify(spark, read, bounds, range_rows, examples_per_kind=5, engine="scan"):
     return verify_with_scan(read, bounds, range_rows, examples_per_kind)
 
 
-def verify_session(master, jars, shuffle_partitions, driver_memory, app_name):
-    """The job's SparkSession: build_session with the settings the checks are tuned for."""
+def verify_session(master, jars, shuffle_partitions, driver_memory, app_name, extra_settings=None):
+    """The job's SparkSession: build_session with the settings the checks are tuned for, and the user's."""
     settings = dict(SESSION_SETTINGS)
     if shuffle_partitions:
         settings["spark.sql.shuffle.partitions"] = str(shuffle_partitions)
+    settings.update(extra_settings or {})
     return build_session(master, app_name, jars, settings, driver_memory)
 
 
@@ -104,6 +106,8 @@ def argument_parser():
         " numpy where Spark runs Python); sql: Spark SQL windows over a shuffle (scan)",
     )
     add_connection_option(parser)
+    add_spark_setting_option(parser)
+    add_progress_options(parser)
     add_pairs_option(
         parser, "--kafka-option", "a Java consumer property for Spark's Kafka source, e.g. fetch.min.bytes=1"
     )
@@ -118,6 +122,7 @@ def argument_parser():
 def main(argv=None):
     args = argument_parser().parse_args(argv)
     started = time.monotonic()
+    settings = spark_settings(args.spark_setting)
     try:
         manifests = [read_manifest(path) for path in args.manifest]
     except (OSError, ManifestError) as error:
@@ -137,14 +142,22 @@ def main(argv=None):
         started_at = datetime.now(UTC).isoformat(timespec="seconds")
         bounds, missing_topics = capture_offsets(args.bootstrap_servers, topics, clients.python_settings)
         spark = verify_session(
-            args.master, args.jars, args.shuffle_partitions, args.driver_memory, "kafkaops-verify " + ",".join(topics)
+            args.master,
+            args.jars,
+            args.shuffle_partitions,
+            args.driver_memory,
+            "kafkaops-verify " + ",".join(topics),
+            settings,
         )
         try:
 
             def read(partition_bounds):
                 return read_topics(spark, args.bootstrap_servers, partition_bounds, clients.java_properties)
 
-            report = verify(spark, read, bounds, ranges_from_manifests(manifests), args.examples, args.engine)
+            expected = sum(end - start for start, end in bounds.values())
+            with following(spark, args.progress_file, "verify", expected, args.progress_interval):
+                report = verify(spark, read, bounds, ranges_from_manifests(manifests), args.examples, args.engine)
+            executors = executor_addresses(spark)
         except Exception as error:
             # Exit 1 means "records are wrong"; a job that could not run must not be read that way.
             print("verify: the Spark job failed: %s" % clients.redact(str(error)), file=sys.stderr)
@@ -163,6 +176,7 @@ def main(argv=None):
             ],
             "lost_checked": bool(manifests),
             "spark_master": args.master,
+            "spark_executors": executors,
             "started_at": started_at,
             "elapsed_seconds": round(time.monotonic() - started, 1),
         }

@@ -7,6 +7,7 @@ from unittest.mock import MagicMock
 
 import pytest
 from ansible_collections.kafkaops.cluster.plugins.action import kafka_reassignment as action
+from ansible_collections.kafkaops.cluster.plugins.plugin_utils import _progress_follower as follower
 
 READINGS = [dict(done=0, total=2, elapsed=1.0, bytes_total=2048, bytes_copied=512, rate=512, seconds_left=3.0),
             dict(done=2, total=2, elapsed=4.2, bytes_total=2048, bytes_copied=2048, rate=512, seconds_left=0.0)]
@@ -32,7 +33,7 @@ def run_action(monkeypatch):
 
         monkeypatch.setattr(action.ActionModule, "_execute_module", execute_module)
         monkeypatch.setattr(action.ActionModule, "_remove_tmp_path", lambda self, path: None)
-        monkeypatch.setattr(action, "FOLLOW_SECONDS", 0.05)
+        monkeypatch.setattr(follower, "FOLLOW_SECONDS", 0.05)
         monkeypatch.setattr(action.display, "display", lambda message, **unused: run.shown.append(message))
         task = SimpleNamespace(args=dict(args), async_val=async_val, check_mode=check_mode,
                                action="kafkaops.cluster.kafka_reassignment")
@@ -79,7 +80,7 @@ def test_runs_it_cannot_follow_run_the_module_as_it_is(run_action, args, transpo
 def test_a_partly_written_line_waits_for_its_end(tmp_path):
     path = tmp_path / "progress.jsonl"
     path.write_text(json.dumps(READINGS[0]) + "\n" + '{"done": 1')
-    progress = action.ProgressFile(str(path))
+    progress = follower.ProgressFile(str(path))
     assert progress.new_readings() == [READINGS[0]]
     with open(str(path), "a") as handle:
         handle.write(', "total": 2}\n')
