@@ -13,7 +13,7 @@ ROLE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "roles", 
 # Variables that carry a secret, or a mapping that may.
 SECRET_VARIABLES = ("kafka_verify_sasl_password", "kafka_verify_kafka_options", "kafka_verify_client_options",
                     "__kafka_verify_connection", "kafkaops_connection")
-RUNS = ("ansible.builtin.command", "ansible.builtin.shell", "ansible.builtin.script")
+RUNS = ("ansible.builtin.command", "ansible.builtin.shell", "ansible.builtin.script", "kafkaops.cluster.spark_job")
 
 
 def names_a_secret(task, variables=SECRET_VARIABLES):
