@@ -154,7 +154,8 @@ def main():
     if rc not in params["ok_codes"]:
         last_words = [line for line in stderr.splitlines() if line.strip()][-1:] or ["(nothing on stderr)"]
         module.fail_json(msg="%s exited with %d: %s" % (" ".join(params["argv"][:3]), rc, last_words[0]), **result)
-    module.exit_json(**result)
+    # Said outright: Ansible takes a result with a non-zero rc and no "failed" for a failure.
+    module.exit_json(failed=False, **result)
 
 
 if __name__ == "__main__":
