@@ -85,10 +85,10 @@ super.users=User:ANONYMOUS
 allow.everyone.if.no.acl.found=false
 PROPERTIES
     if [ "$node" -le 3 ]; then
-      storage_tool format --cluster-id "$cluster_id" --config "$base/node-$node.properties" \
+      storage_tool format --cluster-id="$cluster_id" --config "$base/node-$node.properties" \
         --initial-controllers "$voters" >/dev/null
     else
-      storage_tool format --cluster-id "$cluster_id" --config "$base/node-$node.properties" \
+      storage_tool format --cluster-id="$cluster_id" --config "$base/node-$node.properties" \
         --no-initial-controllers >/dev/null
     fi
     mkdir -p "$base/logs-$node"
