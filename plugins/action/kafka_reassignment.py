@@ -16,18 +16,15 @@ import os
 import tempfile
 
 from ansible.module_utils.parsing.convert_bool import boolean
-from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_moves import describe_progress
-from ansible_collections.kafkaops.cluster.plugins.plugin_utils._progress_follower import execute_following
+from ansible_collections.kafkaops.cluster.plugins.plugin_utils._progress_follower import FollowingAction
 
 display = Display()
 
 
-def follows_progress(task_args, check_mode, wrap_async, transport):
-    """Whether the run can be followed from here: it waits for moves, on this machine, in the foreground."""
-    if wrap_async or check_mode or transport != "local":
-        return False
+def waits_for_moves(task_args):
+    """Whether the run waits for moves (the only runs with progress to show)."""
     try:
         waits = boolean(task_args.get("wait", True), strict=False)
     except TypeError:
@@ -35,22 +32,14 @@ def follows_progress(task_args, check_mode, wrap_async, transport):
     return task_args.get("state", "present") == "present" and waits
 
 
-class ActionModule(ActionBase):
-
-    TRANSFERS_FILES = False
-    _supports_check_mode = True
-    _supports_async = True
+class ActionModule(FollowingAction):
 
     def run(self, tmp=None, task_vars=None):
         result = super(ActionModule, self).run(tmp, task_vars)
         del tmp  # tmp no longer has any effect
-        wrap_async = self._task.async_val and not self._connection.has_native_async
         module_args = dict(self._task.args)
-        if not follows_progress(module_args, self._task.check_mode, wrap_async,
-                                getattr(self._connection, "transport", "")):
-            result.update(self._execute_module(module_args=module_args, task_vars=task_vars, wrap_async=wrap_async))
-            if not wrap_async:
-                self._remove_tmp_path(self._connection._shell.tmpdir)
+        if not (waits_for_moves(module_args) and self.can_follow()):
+            result.update(self.run_plainly(module_args, task_vars))
             return result
 
         own_file = not module_args.get("progress_file")
@@ -58,8 +47,8 @@ class ActionModule(ActionBase):
             handle, module_args["progress_file"] = tempfile.mkstemp(prefix="kafka-reassignment-", suffix=".jsonl")
             os.close(handle)
         try:
-            module_result = execute_following(
-                self, module_args, task_vars, module_args["progress_file"],
+            module_result = self.run_following(
+                module_args, task_vars, module_args["progress_file"],
                 lambda reading: display.display("kafka_reassignment: %s" % describe_progress(reading)))
         finally:
             if own_file:

@@ -13,6 +13,8 @@ from __future__ import absolute_import, division, print_function
 import json
 import threading
 
+from ansible.plugins.action import ActionBase
+
 # How often the file is looked at; the modules write a reading every few seconds.
 FOLLOW_SECONDS = 1.0
 
@@ -67,3 +69,30 @@ def execute_following(action, module_args, task_vars, progress_path, show):
     if "error" in outcome:
         raise outcome["error"]
     return outcome["result"]
+
+
+class FollowingAction(ActionBase):
+    """An action whose module may run for long: it follows the module's progress file when it can (the
+    module runs on the controller, in the foreground, for real), else it runs the module as the normal
+    action does."""
+
+    TRANSFERS_FILES = False
+    _supports_check_mode = True
+    _supports_async = True
+
+    def _wraps_async(self):
+        return bool(self._task.async_val and not self._connection.has_native_async)
+
+    def can_follow(self):
+        return (not self._wraps_async() and not self._task.check_mode
+                and getattr(self._connection, "transport", "") == "local")
+
+    def run_plainly(self, module_args, task_vars):
+        wrap_async = self._wraps_async()
+        result = self._execute_module(module_args=module_args, task_vars=task_vars, wrap_async=wrap_async)
+        if not wrap_async:
+            self._remove_tmp_path(self._connection._shell.tmpdir)
+        return result
+
+    def run_following(self, module_args, task_vars, progress_path, show):
+        return execute_following(self, module_args, task_vars, progress_path, show)

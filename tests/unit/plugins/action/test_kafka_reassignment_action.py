@@ -1,9 +1,6 @@
 """The kafka_reassignment action: progress readings shown while the module runs on the controller."""
 
 import json
-import time
-from types import SimpleNamespace
-from unittest.mock import MagicMock
 
 import pytest
 from ansible_collections.kafkaops.cluster.plugins.action import kafka_reassignment as action
@@ -14,35 +11,11 @@ READINGS = [dict(done=0, total=2, elapsed=1.0, bytes_total=2048, bytes_copied=51
 
 
 @pytest.fixture
-def run_action(monkeypatch):
-    def run(args, transport="local", async_val=0, check_mode=False):
-        run.module_runs, run.shown = [], []
+def run_action(following_action):
+    def result(module_args):
+        return dict(changed=True, moved=2, invocation=dict(module_args=dict(module_args)))
 
-        def execute_module(self, module_name=None, module_args=None, task_vars=None, wrap_async=False, **unused):
-            run.module_runs.append(dict(module_args))
-            if module_args.get("progress_file"):
-                for reading in READINGS:
-                    with open(module_args["progress_file"], "a") as handle:
-                        handle.write(json.dumps(reading) + "\n")
-                    # The action must show this reading before the module ends.
-                    deadline = time.monotonic() + 5
-                    while len(run.shown) < READINGS.index(reading) + 1 and time.monotonic() < deadline:
-                        time.sleep(0.05)
-                    run.seen_while_running = len(run.shown)
-            return dict(changed=True, moved=2, invocation=dict(module_args=dict(module_args)))
-
-        monkeypatch.setattr(action.ActionModule, "_execute_module", execute_module)
-        monkeypatch.setattr(action.ActionModule, "_remove_tmp_path", lambda self, path: None)
-        monkeypatch.setattr(follower, "FOLLOW_SECONDS", 0.05)
-        monkeypatch.setattr(action.display, "display", lambda message, **unused: run.shown.append(message))
-        task = SimpleNamespace(args=dict(args), async_val=async_val, check_mode=check_mode,
-                               action="kafkaops.cluster.kafka_reassignment")
-        connection = MagicMock(transport=transport, has_native_async=False)
-        plugin = action.ActionModule(task=task, connection=connection, play_context=None, loader=None, templar=None)
-        plugin._load_name = "kafkaops.cluster.kafka_reassignment"
-        return plugin.run(task_vars={})
-
-    return run
+    return following_action(action, "kafkaops.cluster.kafka_reassignment", READINGS, result)
 
 
 def test_each_reading_is_shown_while_the_module_runs(run_action):

@@ -1,13 +1,7 @@
 """The spark_job action: the job's readings shown while the module runs on the controller."""
 
-import json
-import time
-from types import SimpleNamespace
-from unittest.mock import MagicMock
-
 import pytest
 from ansible_collections.kafkaops.cluster.plugins.action import spark_job as action
-from ansible_collections.kafkaops.cluster.plugins.plugin_utils import _progress_follower as follower
 
 READINGS = [dict(job="verify", elapsed=10.0, tasks_done=1, tasks=4, records_read=250, records_expected=1000),
             dict(job="verify", elapsed=20.0, tasks_done=4, tasks=4, records_read=1000, records_expected=1000,
@@ -15,36 +9,9 @@ READINGS = [dict(job="verify", elapsed=10.0, tasks_done=1, tasks=4, records_read
 
 
 @pytest.fixture
-def run_action(monkeypatch):
-    def run(args, transport="local", async_val=0, check_mode=False):
-        run.module_runs, run.shown, run.seen_while_running = [], [], 0
-
-        def execute_module(self, module_name=None, module_args=None, task_vars=None, wrap_async=False, **unused):
-            run.module_runs.append(dict(module_args))
-            if module_args.get("progress_file"):
-                for number, reading in enumerate(READINGS, 1):
-                    with open(module_args["progress_file"], "a") as handle:
-                        handle.write(json.dumps(reading) + "\n")
-                    # Wait for the action to show it, when it can follow at all (not to slow the other runs).
-                    followed = transport == "local" and not async_val and not check_mode
-                    deadline = time.monotonic() + (5 if followed else 0)
-                    while len(run.shown) < number and time.monotonic() < deadline:
-                        time.sleep(0.05)
-                    run.seen_while_running = len(run.shown)
-            return dict(changed=False, rc=0, progress=READINGS[-1])
-
-        monkeypatch.setattr(action.ActionModule, "_execute_module", execute_module)
-        monkeypatch.setattr(action.ActionModule, "_remove_tmp_path", lambda self, path: None)
-        monkeypatch.setattr(follower, "FOLLOW_SECONDS", 0.05)
-        monkeypatch.setattr(action.display, "display", lambda message, **unused: run.shown.append(message))
-        task = SimpleNamespace(args=dict(args), async_val=async_val, check_mode=check_mode,
-                               action="kafkaops.cluster.spark_job")
-        connection = MagicMock(transport=transport, has_native_async=False)
-        plugin = action.ActionModule(task=task, connection=connection, play_context=None, loader=None, templar=None)
-        plugin._load_name = "kafkaops.cluster.spark_job"
-        return plugin.run(task_vars={})
-
-    return run
+def run_action(following_action):
+    return following_action(action, "kafkaops.cluster.spark_job", READINGS,
+                            lambda module_args: dict(changed=False, rc=0, progress=READINGS[-1]))
 
 
 def test_each_reading_is_shown_while_the_job_runs(run_action, tmp_path):
