@@ -24,8 +24,8 @@ def _ids(broker_ids, field):
 def kafka_decommission_check(cluster, broker_ids, default_min_insync_replicas=1, field="broker_ids"):
     """What decommissioning `broker_ids` means for the cluster as kafka_cluster_info read it (with configs).
 
-    Returns {leaving: ids still registered (live or fenced), gone: ids no longer registered, remaining: live ids that stay,
-    problems: sentences naming the topic or broker}. The remaining brokers must hold every topic's
+    Returns {leaving: ids still registered (live or fenced), gone: ids no longer registered, remaining: live
+    ids that stay, problems: sentences naming the topic or broker}. The remaining brokers must hold every topic's
     replication factor and each topic's min.insync.replicas (its own setting, else the brokers' default),
     or acks=all producers would stall, and at least one broker must remain.
     """
