@@ -119,7 +119,9 @@ class ClusterReader:
         self.admin = KafkaAdminClient(bootstrap_servers=bootstrap_servers, request_timeout_ms=30000)
 
     def broker_ids(self):
-        return sorted(broker["broker_id"] for broker in self.admin.describe_cluster()["brokers"])
+        """The live brokers (DescribeCluster v2 also lists fenced ones, KRaft brokers stopped but registered)."""
+        return sorted(broker["broker_id"] for broker in self.admin.describe_cluster()["brokers"]
+                      if not broker.get("is_fenced"))
 
     def replicas(self, topic):
         """{partition: replica list} of one topic."""
