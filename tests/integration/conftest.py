@@ -33,6 +33,9 @@ def _molecule_bootstrap():
     # Brokers that joined in a side effect are in the scenario's group for them (cluster, resilience, kraft).
     hosts = [name for group in ("kafka_broker", "spare_broker", "new_broker", "kraft_joiner")
              for name in runner.get_hosts(group)]
+    # Brokers the scenario decommissioned are stopped for good.
+    gone = set(runner.get_variables(runner.get_hosts("all")[0]).get("scenario_decommissioned_brokers") or [])
+    hosts = [name for name in hosts if runner.get_variables(name).get("kafka_broker_id") not in gone]
     addresses = []
     for name in hosts:
         host = testinfra.get_host(name, ansible_inventory=inventory, connection="ansible")
