@@ -24,15 +24,17 @@ def _ids(broker_ids, field):
 def kafka_decommission_check(cluster, broker_ids, default_min_insync_replicas=1, field="broker_ids"):
     """What decommissioning `broker_ids` means for the cluster as kafka_cluster_info read it (with configs).
 
-    Returns {leaving: ids still registered, gone: ids no longer registered, remaining: ids that stay,
-    problems: sentences naming the topic or broker}. The remaining brokers must hold every topic's
+    Returns {leaving: ids still registered (live or fenced), gone: ids no longer registered, remaining: live
+    ids that stay, problems: sentences naming the topic or broker}. The remaining brokers must hold every topic's
     replication factor and each topic's min.insync.replicas (its own setting, else the brokers' default),
     or acks=all producers would stall, and at least one broker must remain.
     """
     ids = _ids(broker_ids, field)
-    registered = sorted(int(broker["id"]) for broker in cluster.get("brokers") or [])
+    live = sorted(int(broker["id"]) for broker in cluster.get("brokers") or [])
+    # A fenced broker (KRaft: stopped, still registered) may leave too, but cannot hold what others shed.
+    registered = sorted(set(live) | set(int(broker) for broker in cluster.get("fenced_brokers") or []))
     leaving = [broker for broker in ids if broker in registered]
-    remaining = [broker for broker in registered if broker not in ids]
+    remaining = [broker for broker in live if broker not in ids]
     problems = []
     if not remaining:
         problems.append("%s: %s would leave no broker" % (field, ",".join(str(i) for i in ids)))

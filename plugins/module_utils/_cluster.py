@@ -48,11 +48,20 @@ class TopicSelectionError(Exception):
 
 
 def read_brokers(client):
-    """{cluster_id, controller_id, brokers: [{id, host, port, rack}]} sorted by id."""
+    """{cluster_id, controller_id, brokers: [{id, host, port, rack}], fenced_brokers: [id]}, each sorted by id.
+
+    brokers are the live ones. In KRaft mode the controllers keep a broker that stopped or lost its
+    session registered but fenced until it comes back or is unregistered, and kafka-python asks for those
+    too (DescribeCluster v2, include_fenced_brokers): a fenced broker serves no client and takes no
+    replica, so it is listed apart, by id. ZooKeeper mode has no fenced brokers.
+    """
     described = client.describe_cluster()
     brokers = sorted((dict(id=broker["broker_id"], host=broker["host"], port=broker["port"], rack=broker.get("rack"))
-                      for broker in described["brokers"]), key=lambda broker: broker["id"])
-    return dict(cluster_id=described.get("cluster_id"), controller_id=described.get("controller_id"), brokers=brokers)
+                      for broker in described["brokers"] if not broker.get("is_fenced")),
+                     key=lambda broker: broker["id"])
+    fenced = sorted(broker["broker_id"] for broker in described["brokers"] if broker.get("is_fenced"))
+    return dict(cluster_id=described.get("cluster_id"), controller_id=described.get("controller_id"), brokers=brokers,
+                fenced_brokers=fenced)
 
 
 def read_quorum(client):

@@ -12,7 +12,7 @@ module: kafka_cluster_info
 short_description: Read a Kafka cluster's brokers, topics, replicas, reassignments and sizes
 version_added: "0.1.0"
 description:
-  - Returns the cluster id, the controller and the live brokers (id, host, port, rack); whether the
+  - Returns the cluster id, the controller, the live brokers (id, host, port, rack) and the fenced ones; whether the
     cluster runs in KRaft or ZooKeeper mode and, in KRaft mode, its metadata quorum (leader, voters,
     observers and how far each is behind); per topic the
     partitions with leader, replicas and in-sync replicas; the under-replicated and offline partitions;
@@ -178,6 +178,15 @@ brokers:
   type: list
   elements: dict
   sample: [{id: 1, host: kafka1, port: 9092, rack: rack-a}]
+fenced_brokers:
+  description:
+    - Ids of the brokers the KRaft controllers keep registered but fenced (stopped, or without a session), sorted.
+      They serve nothing and are not in RV(brokers); they stay until they come back or are unregistered
+      (the kafkaops.cluster.decommission playbook unregisters the brokers it takes out). Always empty in ZooKeeper mode.
+  returned: always
+  type: list
+  elements: int
+  sample: [4]
 topics:
   description:
     - Per topic name, C(partition_count), C(replication_factor) and C(partitions), a list of

@@ -33,6 +33,9 @@ def _molecule_bootstrap():
     # Brokers that joined in a side effect are in the scenario's group for them (cluster, resilience, kraft).
     hosts = [name for group in ("kafka_broker", "spare_broker", "new_broker", "kraft_joiner")
              for name in runner.get_hosts(group)]
+    # Brokers the scenario decommissioned are stopped for good.
+    gone = set(runner.get_variables(runner.get_hosts("all")[0]).get("scenario_decommissioned_brokers") or [])
+    hosts = [name for name in hosts if runner.get_variables(name).get("kafka_broker_id") not in gone]
     addresses = []
     for name in hosts:
         host = testinfra.get_host(name, ansible_inventory=inventory, connection="ansible")
@@ -119,7 +122,9 @@ class ClusterReader:
         self.admin = KafkaAdminClient(bootstrap_servers=bootstrap_servers, request_timeout_ms=30000)
 
     def broker_ids(self):
-        return sorted(broker["broker_id"] for broker in self.admin.describe_cluster()["brokers"])
+        """The live brokers (DescribeCluster v2 also lists fenced ones, KRaft brokers stopped but registered)."""
+        return sorted(broker["broker_id"] for broker in self.admin.describe_cluster()["brokers"]
+                      if not broker.get("is_fenced"))
 
     def replicas(self, topic):
         """{partition: replica list} of one topic."""

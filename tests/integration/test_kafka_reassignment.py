@@ -38,7 +38,7 @@ def _throttle_configs(admin, topics):
     """Every throttle setting left on any broker or on the given topics."""
     left = {}
     brokers = [ConfigResource(ConfigResourceType.BROKER, str(broker["broker_id"]))
-               for broker in admin.describe_cluster()["brokers"]]
+               for broker in admin.describe_cluster()["brokers"] if not broker.get("is_fenced")]
     topic_resources = [ConfigResource(ConfigResourceType.TOPIC, name) for name in topics]
     for kind, described in admin.describe_configs(brokers + topic_resources).items():
         for name, entries in described.items():
@@ -235,7 +235,7 @@ def _replicas_of_first(admin, name):
 
 
 def _broker_ids(admin):
-    return sorted(broker["broker_id"] for broker in admin.describe_cluster()["brokers"])
+    return sorted(broker["broker_id"] for broker in admin.describe_cluster()["brokers"] if not broker.get("is_fenced"))
 
 
 def _ongoing(admin, name):

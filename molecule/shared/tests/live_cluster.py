@@ -68,7 +68,9 @@ def describe(servers, topics):
     """Broker ids and (topic, partition metadata) of every partition of the topics (all for None)."""
     admin = KafkaAdminClient(bootstrap_servers=servers, request_timeout_ms=30000, **dict(client_settings()))
     try:
-        brokers = sorted(broker["broker_id"] for broker in admin.describe_cluster()["brokers"])
+        # Live brokers: DescribeCluster v2 also lists fenced ones (KRaft: stopped, still registered).
+        brokers = sorted(broker["broker_id"] for broker in admin.describe_cluster()["brokers"]
+                         if not broker.get("is_fenced"))
         partitions = [(topic["name"], partition) for topic in admin.describe_topics(topics)
                       for partition in topic["partitions"]]
     finally:

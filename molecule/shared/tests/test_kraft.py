@@ -1,11 +1,13 @@
 """KRaft: the controllers' quorum, the brokers in it, storage formatted once, and refusals that change nothing.
 
 After the kraft scenario's side effect (join.yml) its seventh node is a fourth controller and a fourth
-broker. The quorum is asked through the brokers (they forward DescribeQuorum to the controllers).
+broker, and broker 3 has been decommissioned (scenario_decommissioned_brokers): stopped, unregistered,
+holding nothing. The quorum is asked through the brokers (they forward DescribeQuorum to the controllers).
 """
 
 import json
 import os
+import re
 import subprocess
 
 import pytest
@@ -26,12 +28,19 @@ BROKER_HOSTS = RUNNER.get_hosts("kafka_broker") + JOINER
 # The kraft scenario's inventory gives every id (read in the checks: other scenarios' hosts have none).
 CONTROLLER_IDS = []
 BROKER_IDS = []
+# The brokers still in the cluster, and the hosts that run them.
+LIVE_BROKER_IDS = []
+LIVE_BROKER_HOSTS = []
+DECOMMISSIONED = set(RUNNER.get_variables(RUNNER.get_hosts("all")[0]).get("scenario_decommissioned_brokers") or [])
 
 
 @pytest.fixture(scope="module", autouse=True)
 def _ids():
     CONTROLLER_IDS[:] = sorted(int(RUNNER.get_variables(name)["kafka_controller_node_id"]) for name in CONTROLLER_HOSTS)
     BROKER_IDS[:] = sorted(int(RUNNER.get_variables(name)["kafka_broker_id"]) for name in BROKER_HOSTS)
+    LIVE_BROKER_IDS[:] = [broker for broker in BROKER_IDS if broker not in DECOMMISSIONED]
+    LIVE_BROKER_HOSTS[:] = [name for name in BROKER_HOSTS
+                            if int(RUNNER.get_variables(name)["kafka_broker_id"]) not in DECOMMISSIONED]
 
 
 META_FILES = {"controller": "/var/lib/kafka/controller-metadata/meta.properties"}
@@ -47,7 +56,7 @@ def _meta(name, path):
 
 
 def _quorum():
-    admin = KafkaAdminClient(bootstrap_servers=bootstrap(RUNNER.get_hosts("kafka_broker")), request_timeout_ms=30000)
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap(LIVE_BROKER_HOSTS), request_timeout_ms=30000)
     try:
         return admin.describe_metadata_quorum()["topics"][0]["partitions"][0]
     finally:
@@ -60,19 +69,23 @@ def test_the_quorum_has_every_controller_as_a_voter_and_a_leader():
                         == CONTROLLER_IDS and found["leader_id"] in CONTROLLER_IDS)
     assert sorted(voter["replica_id"] for voter in partition["current_voters"]) == CONTROLLER_IDS
     assert partition["leader_id"] in CONTROLLER_IDS
-    # Brokers follow the metadata log as observers, the joined one too.
-    assert sorted(observer["replica_id"] for observer in partition["observers"]) == BROKER_IDS
+    # Brokers follow the metadata log as observers, the joined one too (the leader may still list a broker
+    # stopped a moment ago).
+    observers = set(observer["replica_id"] for observer in partition["observers"])
+    assert set(LIVE_BROKER_IDS) <= observers <= set(BROKER_IDS), observers
 
 
 def test_every_broker_is_registered_and_unfenced():
-    admin = KafkaAdminClient(bootstrap_servers=bootstrap(RUNNER.get_hosts("kafka_broker")), request_timeout_ms=30000)
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap(LIVE_BROKER_HOSTS), request_timeout_ms=30000)
     try:
-        # Metadata lists unfenced brokers only.
-        brokers = settled(lambda: sorted(broker["broker_id"] for broker in admin.describe_cluster()["brokers"]),
-                          lambda found: found == BROKER_IDS)
+        # DescribeCluster (v2, as kafka-python asks it) lists fenced brokers too, marked is_fenced: a
+        # decommissioned broker is not even there.
+        brokers = settled(lambda: sorted((broker["broker_id"], bool(broker.get("is_fenced")))
+                                         for broker in admin.describe_cluster()["brokers"]),
+                          lambda found: found == [(broker, False) for broker in LIVE_BROKER_IDS])
     finally:
         admin.close()
-    assert brokers == BROKER_IDS
+    assert brokers == [(broker, False) for broker in LIVE_BROKER_IDS]
 
 
 def test_controllers_run_on_their_own_and_no_zookeeper_anywhere():
@@ -184,17 +197,42 @@ def test_the_move_finished_despite_the_killed_controller_with_the_fewest_moves(s
     assert finished["moved"] > 0
     assert finished["election_failed"] == [] and not finished.get("election_error"), finished
     topic = scenario_variables["kraft_topic"]
-    servers = bootstrap(BROKER_HOSTS)
+    servers = bootstrap(LIVE_BROKER_HOSTS)
     brokers, partitions = settled(lambda: describe(servers, [topic]),
-                                  lambda found: found[0] == BROKER_IDS and not under_replicated(found[1]))
-    assert brokers == BROKER_IDS
+                                  lambda found: found[0] == LIVE_BROKER_IDS and not under_replicated(found[1]))
+    assert brokers == LIVE_BROKER_IDS
     assert under_replicated(partitions) == []
-    # The planner spreads the replicas evenly, the new broker included.
-    replicas, unused = replica_and_leader_counts(partitions, BROKER_IDS)
-    total, count = sum(replicas.values()), len(BROKER_IDS)
-    assert all(total // count <= replicas[broker] <= -(-total // count) for broker in BROKER_IDS), replicas
-    left = settled(lambda: throttle_configs_left(servers, BROKER_IDS, [topic]), lambda found: found == [])
+    # The planner spreads the replicas evenly, the new broker included (and again when broker 3 left).
+    replicas, unused = replica_and_leader_counts(partitions, LIVE_BROKER_IDS)
+    total, count = sum(replicas.values()), len(LIVE_BROKER_IDS)
+    assert all(total // count <= replicas[broker] <= -(-total // count) for broker in LIVE_BROKER_IDS), replicas
+    left = settled(lambda: throttle_configs_left(servers, LIVE_BROKER_IDS, [topic]), lambda found: found == [])
     assert left == []
+
+
+def test_the_decommissioned_broker_is_stopped_unregistered_and_holds_nothing(saved):
+    leaving, = DECOMMISSIONED
+    runs = saved("decommission.json")
+    assert runs["first"] and runs["again"] and not any(re.search(r"changed=[1-9]", line) for line in runs["again"])
+    # Fewest moves: each partition with a replica on the leaving broker moved that one replica, nothing else.
+    plan, rollback = saved("decommission-plan.json"), saved("decommission-plan.rollback.json")
+    before = {(entry["topic"], entry["partition"]): entry["replicas"] for entry in rollback["partitions"]}
+    assert before and all(leaving in replicas for replicas in before.values())
+    for entry in plan["partitions"]:
+        old = before[(entry["topic"], entry["partition"])]
+        assert leaving not in entry["replicas"] and len(set(entry["replicas"]) - set(old)) == 1, (entry, old)
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap(LIVE_BROKER_HOSTS), request_timeout_ms=30000)
+    try:
+        # Neither live nor fenced: the controllers no longer know the id.
+        registered = [broker["broker_id"] for broker in admin.describe_cluster()["brokers"]]
+        holding = [(topic["name"], partition["partition_index"]) for topic in admin.describe_topics()
+                   for partition in topic["partitions"] if leaving in partition["replica_nodes"]]
+    finally:
+        admin.close()
+    assert leaving not in registered and holding == []
+    name, = [host for host in BROKER_HOSTS if int(RUNNER.get_variables(host)["kafka_broker_id"]) == leaving]
+    service = _node(name).service("kafka-broker-%d" % leaving)
+    assert not service.is_running and not service.is_enabled
 
 
 def test_print_the_figures(saved):

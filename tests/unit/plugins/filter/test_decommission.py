@@ -56,3 +56,10 @@ def test_replicas_and_leaders_left_on_the_brokers():
     assert kafka_replicas_on(FIVE, "4,5") == {"replicas": ["__consumer_offsets-0", "orders-1"],
                                               "leaders": ["__consumer_offsets-0", "orders-1"]}
     assert kafka_replicas_on(FIVE, [6]) == {"replicas": [], "leaders": []}
+
+
+def test_a_fenced_broker_can_leave_but_does_not_count_as_remaining():
+    # KRaft: broker 5 stopped and is still registered, fenced; broker 4 is fenced and stays (down for a while).
+    fenced = dict(FIVE, brokers=[{"id": broker} for broker in (1, 2, 3)], fenced_brokers=[4, 5])
+    assert kafka_decommission_check(fenced, "5") == dict(leaving=[5], gone=[], remaining=[1, 2, 3], problems=[])
+    assert "only 2 broker(s) would remain (1,2)" in kafka_decommission_check(fenced, "3,5")["problems"][0]

@@ -49,6 +49,8 @@ class FakeCluster:
         self.overrides = dict((name, dict(configs)) for name, configs in (overrides or {}).items())
         self.broker_configs = {}
         self.moving = dict(moving or {})
+        # KRaft: registered brokers that are stopped (DescribeCluster v2 lists them with is_fenced).
+        self.fenced = set()
         self.sizes = dict(sizes or {})
         self.isr = {}
         # A KRaft cluster's DescribeQuorum answer, in kafka-python's shape; None in ZooKeeper mode.
@@ -108,7 +110,8 @@ class FakeAdminClient:
     def describe_cluster(self):
         self._record("describe_cluster")
         return dict(cluster_id="fake-cluster", controller_id=min(self.cluster.brokers),
-                    brokers=[dict(broker_id=broker, host="kafka%d" % broker, port=9092, rack=rack)
+                    brokers=[dict(broker_id=broker, host="kafka%d" % broker, port=9092, rack=rack,
+                                  is_fenced=broker in self.cluster.fenced)
                              for broker, rack in self.cluster.brokers.items()])
 
     def describe_topics(self, topics=None):

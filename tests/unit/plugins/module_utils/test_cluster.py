@@ -29,9 +29,17 @@ def test_the_cluster_is_read_alike_in_check_mode_and_never_changed(run_module, c
     assert result["reassignments"] == [dict(topic="audit", partition=0, replicas=[1, 2], adding_replicas=[1],
                                             removing_replicas=[2])]
     assert result["under_replicated_partitions"] == [] and result["offline_partitions"] == []
-    assert result["mode"] == "zookeeper" and result["quorum"] is None
+    assert result["mode"] == "zookeeper" and result["quorum"] is None and result["fenced_brokers"] == []
     assert cluster.requests("describe_metadata_quorum") == []
     assert cluster.writes() == [] and all(client.closed for client in cluster.clients)
+
+
+def test_a_fenced_broker_is_listed_apart_from_the_live_ones(run_module, cluster):
+    # KRaft keeps a stopped broker registered, fenced: it serves nothing.
+    cluster.fenced.add(2)
+    result = run_module(kafka_cluster_info.main, SERVERS, cluster)
+    assert result["brokers"] == [dict(id=1, host="kafka1", port=9092, rack="rack-a")]
+    assert result["fenced_brokers"] == [2]
 
 
 def _replica(replica_id, log_end_offset, caught_up=1795488553590):

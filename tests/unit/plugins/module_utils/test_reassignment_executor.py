@@ -282,3 +282,11 @@ def test_a_broker_the_client_forgot_while_it_was_down_gets_its_throttle_removed(
     assert not result.get("failed"), result
     assert len(refreshes) == 1 and result["moved"] == 1
     assert all(not any(key in configs for key in THROTTLE_KEYS) for configs in cluster.broker_configs.values())
+
+
+def test_a_plan_onto_a_fenced_broker_is_refused_before_anything_moves(run_module, cluster):
+    # KRaft: broker 4 is registered but stopped (fenced); the move onto it could never finish.
+    cluster.fenced.add(4)
+    result = run_module(kafka_reassignment.main, dict(SERVERS, plan=MOVE, throttle=5000000), cluster)
+    assert result["failed"] and result["msg"].startswith("plan.partitions[0].replicas: broker 4 is not a live broker")
+    assert cluster.writes() == []
