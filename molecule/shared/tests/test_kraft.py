@@ -166,6 +166,41 @@ def test_a_combined_broker_is_the_quorum_s_voter_and_leader():
     assert "CONTROLLER://" in properties
 
 
+def _task_results(output, task):
+    """The result lines ('changed: [host]', 'skipping: [host]', ...) of each run of a task in a play's output."""
+    results = []
+    for part in output.split("TASK [%s]" % task)[1:]:
+        results.append([line.split(":")[0] for line in part.split("TASK [")[0].splitlines()
+                        if line.split(":")[0] in ("ok", "changed", "skipping", "fatal")])
+    return results
+
+
+@pytest.mark.scenarios("combined")
+def test_the_upgrade_rolled_the_node_to_4_4_and_raised_the_metadata_version_once(saved):
+    """upgrade.yml (the side effect) rolled the combined node from Kafka 4.3.1 to 4.4.0, raised the metadata
+    version only in the run that asked for it, and changed nothing when run again."""
+    runs = saved("upgrade.json")
+    raise_task = "kafkaops.cluster.service_common : Raise the metadata version to 4.4"
+    assert re.search(r"kafkaops-combined\s+: ok=\d+\s+changed=[1-9]", runs["upgrade"]), runs["upgrade"][-3000:]
+    assert raise_task not in runs["upgrade"]
+    assert _task_results(runs["raise"], raise_task) == [["changed"]], runs["raise"][-3000:]
+    assert _task_results(runs["again"], raise_task) == [["skipping"]], runs["again"][-3000:]
+    assert not re.search(r"changed=[1-9]", runs["again"])
+    assert 0 < runs["pid_before"] != runs["pid_after"] > 0
+
+    node = _node(BROKER_HOSTS[0])
+    unit = node.file("/etc/systemd/system/kafka-broker-1.service").content_string
+    classpath = re.search(r" -cp (\S+) ", unit).group(1)
+    assert "4.4.0" in classpath and "4.3.1" not in classpath, classpath
+    assert node.run("systemctl show --property=MainPID --value kafka-broker-1").stdout.strip() == str(runs["pid_after"])
+    properties = node.file("/etc/kafka/broker-1/server.properties").content_string
+    controllers = re.search(r"^controller\.quorum\.bootstrap\.servers=(\S+)$", properties, re.M).group(1)
+    features = node.check_output("java -Xmx128m -cp %s org.apache.kafka.tools.FeatureCommand "
+                                 "--bootstrap-controller %s describe 2>/dev/null", classpath, controllers)
+    finalized = re.search(r"Feature: metadata\.version\s.*?FinalizedVersionLevel: (\S+)", features).group(1)
+    assert finalized.startswith("4.4-"), features
+
+
 def test_the_rolling_restart_took_the_controllers_one_at_a_time_the_leader_last(saved):
     """join.yml ran playbooks/rolling_restart.yml on the four controllers after the join."""
     restarts = [saved("controller-restart-%s.json" % name) for name in CONTROLLER_HOSTS]
