@@ -211,6 +211,15 @@ def kafka_report_view(cluster, plan=None, rollback=None, groups=None, verify_rep
                     leaders=actual_leaders.get(broker["id"], 0),
                     bytes=human_bytes(on_disk.get(broker["id"], 0)) if sized else "")
                for broker in cluster["brokers"]]
+    # Brokers that hold replicas or stay registered but serve nothing: stopped or dead (ZooKeeper mode, or
+    # KRaft once unregistered), or fenced (KRaft: stopped, still registered). What an operator looks for first.
+    fenced = set(cluster.get("fenced_brokers") or [])
+    held = set(broker for replica_list in assignment.values() for broker in replica_list)
+    down = [dict(id=broker, state="fenced" if broker in fenced else "not registered",
+                 replicas=replicas.get(broker, 0), preferred_leaders=preferred.get(broker, 0),
+                 # Sizes come from the live brokers' DescribeLogDirs: a broker that serves nothing tells none.
+                 bytes="unknown" if sized else "")
+            for broker in sorted((held | fenced) - set(live_ids))]
     under_replicated = set(cluster.get("under_replicated_partitions") or [])
     offline = set(cluster.get("offline_partitions") or [])
     topic_rows = []
@@ -235,7 +244,7 @@ def kafka_report_view(cluster, plan=None, rollback=None, groups=None, verify_rep
             high_watermark=quorum["high_watermark"],
             members=[dict(member, role=role, leader=member["id"] == quorum["leader_id"])
                      for role in ("voter", "observer") for member in quorum.get(role + "s", [])]),
-        brokers=brokers, sized=sized, topics=topic_rows,
+        brokers=brokers, down_brokers=down, sized=sized, topics=topic_rows,
         totals=dict(brokers=len(brokers), topics=len(topic_rows), partitions=len(assignment),
                     replicas=sum(len(replicas) for replicas in assignment.values()),
                     bytes=human_bytes(sum(on_disk.values())) if sized else ""),

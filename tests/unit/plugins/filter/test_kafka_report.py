@@ -1,5 +1,8 @@
 """What the report page shows, worked out from plain module results: counts per broker, the plan's charts."""
 
+import os
+
+import jinja2
 import pytest
 from ansible.errors import AnsibleFilterError
 from ansible_collections.kafkaops.cluster.plugins.filter.kafka_report import (
@@ -68,6 +71,46 @@ def test_each_broker_counts_its_replicas_preferred_and_actual_leaders_and_bytes(
     assert rows[2]["controller"] and not rows[1]["controller"] and rows[3]["rack"] == ""
     assert view["totals"] == dict(brokers=3, topics=2, partitions=3, replicas=5, bytes="6.3 KiB")
     assert view["plan"] is None and view["verify"] == [] and not view["groups_read"]
+
+
+def test_brokers_that_serve_nothing_but_hold_replicas_or_stay_registered_are_listed_apart():
+    cluster = _cluster()
+    # Broker 4 is down and still named in a replica list; broker 5 is fenced (KRaft) and holds nothing.
+    cluster["topics"]["audit"]["partitions"].append(_partition(1, [4, 2], leader=2, isr=[2], size=700))
+    cluster["topics"]["audit"]["partition_count"] = 2
+    cluster["fenced_brokers"] = [5]
+    view = kafka_report_view(cluster)
+    assert [broker["id"] for broker in view["brokers"]] == [1, 2, 3]
+    assert view["down_brokers"] == [
+        dict(id=4, state="not registered", replicas=1, preferred_leaders=1, bytes="unknown"),
+        dict(id=5, state="fenced", replicas=0, preferred_leaders=0, bytes="unknown")]
+    assert view["totals"]["brokers"] == 3
+    assert kafka_report_view(_cluster(sizes=False))["down_brokers"] == []
+    cluster = _cluster(sizes=False)
+    cluster["fenced_brokers"] = [3]
+    # A broker listed live is not also listed down, whatever the fenced list says.
+    assert kafka_report_view(cluster)["down_brokers"] == []
+
+
+def _page(view):
+    """report.html.j2 rendered with plain Jinja2; the two Ansible filters it uses do what they do there."""
+    folder = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "playbooks", "templates")
+    environment = jinja2.Environment(loader=jinja2.FileSystemLoader(folder), undefined=jinja2.StrictUndefined)
+    environment.filters["comment"] = lambda text, style="plain": "<!-- %s -->" % text
+    environment.filters["basename"] = os.path.basename
+    return environment.get_template("report.html.j2").render(view=view, ansible_managed="managed",
+                                                            generated_at="2026-11-25 00:00:00 UTC")
+
+
+def test_the_page_shows_the_brokers_that_serve_nothing_only_when_there_are_some():
+    cluster = _cluster()
+    cluster["topics"]["audit"]["partitions"].append(_partition(1, [4, 2], leader=2, isr=[2], size=700))
+    cluster["fenced_brokers"] = [5]
+    page = _page(kafka_report_view(cluster))
+    table = page.split('<table id="down-brokers">')[1].split("</table>")[0]
+    assert '<tr data-broker="4"><td class="number">4</td><td class="bad">not registered</td>' in table
+    assert '<tr data-broker="5"><td class="number">5</td><td class="bad">fenced</td>' in table
+    assert 'id="down-brokers"' not in _page(kafka_report_view(_cluster()))
 
 
 def test_topics_show_their_configs_and_unhealthy_partitions():
