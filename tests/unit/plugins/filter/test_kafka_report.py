@@ -98,8 +98,8 @@ def _page(view):
     environment = jinja2.Environment(loader=jinja2.FileSystemLoader(folder), undefined=jinja2.StrictUndefined)
     environment.filters["comment"] = lambda text, style="plain": "<!-- %s -->" % text
     environment.filters["basename"] = os.path.basename
-    return environment.get_template("report.html.j2").render(view=view, ansible_managed="managed",
-                                                            generated_at="2026-11-25 00:00:00 UTC")
+    template = environment.get_template("report.html.j2")
+    return template.render(view=view, ansible_managed="managed", generated_at="2026-11-25 00:00:00 UTC")
 
 
 def test_the_page_shows_the_brokers_that_serve_nothing_only_when_there_are_some():
