@@ -6,7 +6,9 @@
 # Each archive gets a .sha256 beside it. Archives are cached and rebuilt only when missing.
 # No bin/ scripts are shipped: the roles start the JVM themselves.
 #
-# Three versions of Kafka are built by default:
+# Four versions of Kafka are built by default:
+#   3.8.1  the newest 3.8, which the multi-broker scenario deploys first, to upgrade it to 3.9.2
+#          (playbooks/upgrade.yml) in ZooKeeper mode;
 #   3.9.2  the newest 3.9, the last line with ZooKeeper mode (and ZooKeeper's server in its jars);
 #          it logs through log4j 1 (reload4j), configured by config/log4j.properties.
 #   4.3.1  the 4.x the combined scenario deploys first, to upgrade it to 4.4.0 (playbooks/upgrade.yml);
@@ -15,11 +17,11 @@
 #          KRaft only, logging through log4j 2 (config/log4j2.properties).
 #
 # Usage: scripts/build-kafka-archive.sh [apache|confluent|all]   (default: all)
-# Environment: KAFKA_VERSIONS (default "3.9.2 4.3.1 4.4.0"; KAFKA_VERSION, one version, still works),
+# Environment: KAFKA_VERSIONS (default "3.8.1 3.9.2 4.3.1 4.4.0"; KAFKA_VERSION, one version, still works),
 #              KAFKAOPS_CACHE (default ~/.cache/kafkaops)
 set -euo pipefail
 
-kafka_versions=${KAFKA_VERSIONS:-${KAFKA_VERSION:-3.9.2 4.3.1 4.4.0}}
+kafka_versions=${KAFKA_VERSIONS:-${KAFKA_VERSION:-3.8.1 3.9.2 4.3.1 4.4.0}}
 scala_version=2.13
 slf4j_version=1.7.36
 reload4j_version=1.2.25

@@ -5,10 +5,12 @@ answers come from the running services: systemd, the sockets, ZooKeeper and the 
 """
 
 import os
+import re
 import time
 import uuid
 
 import pytest
+import testinfra
 import testinfra.utils.ansible_runner
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.admin import KafkaAdminClient, NewTopic
@@ -159,3 +161,29 @@ def test_topic_on_every_broker_takes_acks_all_records_and_returns_them():
         while topic in admin.list_topics() and time.monotonic() < deadline:
             time.sleep(1)
         admin.close()
+
+
+@pytest.mark.scenarios("multi-broker")
+def test_the_upgrade_rolled_the_brokers_to_3_9_then_raised_the_protocol_and_refused_it_unpinned(saved):
+    """upgrade.yml (the side effect): refused without inter.broker.protocol.version pinned, then 3.8.1 -> 3.9.2
+    with the pin at 3.8, then the pin raised to 3.9, then that run again changing nothing."""
+    runs = saved("upgrade.json")
+    refused = " ".join(runs["refused"].split())
+    assert "Upgrade refused: kafka_broker_properties: set inter.broker.protocol.version to 3.8" in refused, \
+        refused[-3000:]
+    pids = runs["pids"]
+    assert pids["deployed"] == pids["before"] and all(int(pid) > 0 for pid in pids["deployed"])
+    # Both rolls restarted every broker.
+    assert len(pids["before"]) == len(pids["upgraded"]) == len(pids["after"]) == 3
+    assert all(before != upgraded for before, upgraded in zip(pids["before"], pids["upgraded"], strict=True)), pids
+    assert all(upgraded != after for upgraded, after in zip(pids["upgraded"], pids["after"], strict=True)), pids
+    assert "changed=0" in runs["again"] and not re.search(r"changed=[1-9]", runs["again"])
+    node = testinfra.get_host(BROKER_HOSTS[0], ansible_inventory=os.environ["MOLECULE_INVENTORY_FILE"],
+                              connection="ansible")
+    for broker_id in [instance[0] for instance in _instances(BROKER_HOSTS[0])]:
+        unit = node.file("/etc/systemd/system/kafka-broker-%d.service" % broker_id).content_string
+        assert "confluent-kafka-3.9.2" in unit and "confluent-kafka-3.8.1" not in unit, unit
+        properties = node.file("/etc/kafka/broker-%d/server.properties" % broker_id).content_string
+        assert "\ninter.broker.protocol.version=3.9\n" in properties
+        main_pid = node.run("systemctl show --property=MainPID --value kafka-broker-%d" % broker_id).stdout.strip()
+        assert main_pid in [str(pid) for pid in pids["after"]]
