@@ -2,6 +2,7 @@
 
 import functools
 import os
+import re
 import time
 
 import testinfra.utils.ansible_runner
@@ -130,3 +131,17 @@ def check_every_acknowledged_record(saved):
     assert report["ok"] is True
     assert saved("steady-manifest.json")["acknowledged"] > 0
     assert report["records"] >= acknowledged > 0
+
+
+def check_decommission_runs(saved, leaving):
+    """decommission.yml ran twice (decommission.json: each run's recap lines), the second changing nothing,
+    and its plan moved, in each partition with a replica on the leaving broker, that one replica only."""
+    runs = saved("decommission.json")
+    assert runs["first"] and runs["again"] and not any(re.search(r"changed=[1-9]", line) for line in runs["again"])
+    plan, rollback = saved("decommission-plan.json"), saved("decommission-plan.rollback.json")
+    before = {(entry["topic"], entry["partition"]): entry["replicas"] for entry in rollback["partitions"]}
+    assert before and all(leaving in replicas for replicas in before.values())
+    for entry in plan["partitions"]:
+        old = before[(entry["topic"], entry["partition"])]
+        assert leaving not in entry["replicas"] and len(set(entry["replicas"]) - set(old)) == 1, (entry, old)
+    return runs
