@@ -44,8 +44,41 @@ def ansible_failures(lines):
     return failures
 
 
+# pytest's own words for a run that did not pass: a failed or erroring test, a file that would not
+# collect, a conftest that would not import, a crash inside pytest, a test stopped by its timeout, and
+# the closing tally (which is all there is when, say, no test was collected).
+PYTEST_LINES = re.compile(
+    r"^(FAILED|ERROR) \S+::"
+    r"|^ERROR \S+\.py( - .*)?$"
+    r"|^ImportError while loading conftest"
+    r"|^INTERNALERROR> \w*(Error|Exception)\b"
+    r"|^\++ Timeout \++"
+    r"|^=+ .*\b(failed|errors?|no tests ran|interrupted)\b")
+# Molecule prints the verifier's output wrapped to its console's width: a word that does not fit goes
+# to the next line, indented by two spaces, and a word longer than the line (a test's id) is cut
+# there. So "FAILED" may stand alone with the test's id below it, cut in two. Without a terminal the
+# console is 80 columns wide, 76 inside Molecule's frame.
+WRAP_WIDTH = 76
+CONTINUED = re.compile(r"^  +\S")
+STARTS = re.compile(r"^(FAILED|ERROR|INTERNALERROR>|=+ )")
+
+
+def unwrapped(lines):
+    """The lines with each continuation joined to the FAILED/ERROR/tally line it belongs to."""
+    joined = []
+    for line in lines:
+        if joined and CONTINUED.match(line) and STARTS.match(joined[-1][0]):
+            last = joined[-1]
+            # A piece that filled the whole line was cut inside a word: no space where it was cut.
+            last[1] = last[1] + ("" if len(last[2]) >= WRAP_WIDTH - 1 else " ") + line.strip()
+            last[2] = line
+        else:
+            joined.append([line, line, line])
+    return [text for _, text, _ in joined]
+
+
 def pytest_failures(lines):
-    return [line for line in lines if re.match(r"^(FAILED|ERROR) \S+::", line)]
+    return [line for line in unwrapped(lines) if PYTEST_LINES.search(line)]
 
 
 def main(path):

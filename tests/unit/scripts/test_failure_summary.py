@@ -52,3 +52,31 @@ def test_long_lines_are_cut(tmp_path, capsys):
     text = _framed("FAILED a.py::test_b - " + "x" * 1000)
     (line,) = _summary(tmp_path, capsys, text)
     assert len(line) == failure_summary.WIDEST_LINE + len(" ...")
+
+
+@pytest.mark.parametrize("line", [
+    "ERROR ../shared/tests/test_cluster.py - NameError: name 'live_cluster' is not defined",
+    "ImportError while loading conftest '/tmp/x/conftest.py'.",
+    "INTERNALERROR> KeyError: 'inventory'",
+    "+++++++++++++++++++++++++++++++++++ Timeout +++++++++++++++++++++++++++++++++++",
+    "=================== 1 failed, 20 passed, 2 errors in 95.20s (0:01:35) ===================",
+    "============================ no tests ran in 0.52s =============================",
+])
+def test_a_run_that_stopped_outside_a_test_is_named(tmp_path, capsys, line):
+    text = _framed("collected 21 items", line, "ERROR    Verifier tests failed")
+    assert _summary(tmp_path, capsys, text) == [line]
+
+
+def test_a_passing_tally_is_not_a_failure(tmp_path, capsys):
+    text = _framed("=================== 21 passed in 95.20s (0:01:35) ===================")
+    assert _summary(tmp_path, capsys, text) == ["no failed task or test found in the log; see the lines above"]
+
+
+def test_a_failed_line_wrapped_by_molecule_is_joined(tmp_path, capsys):
+    # As Molecule's console prints it: "FAILED" alone, the test's id cut at 76 columns, the reason after.
+    test_id = "tests/integration/test_kafka_acl.py::test_create_exclusive_by_principal_and_resource_then_delete"
+    text = _framed("collected 71 items", "FAILED", "  " + test_id[:74], "  " + test_id[74:], "  - assert 3 == 4",
+                   "=========== 1 failed, 70 passed, 89 deselected in 206.11s", "  (0:03:26) ===========")
+    assert _summary(tmp_path, capsys, text) == [
+        "FAILED " + test_id + " - assert 3 == 4",
+        "=========== 1 failed, 70 passed, 89 deselected in 206.11s (0:03:26) ==========="]
