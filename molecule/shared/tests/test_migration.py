@@ -91,6 +91,30 @@ def test_the_rollback_from_dual_write_left_zookeeper_mode(runs):
     assert "This run: %s" % steps in runs["runs"][3]
 
 
+def test_a_run_cut_short_during_the_roll_into_kraft_mode_is_finished_by_the_next(runs):
+    """Run 5a's ansible-playbook (its whole process group) was SIGKILLed while the roll into KRaft mode restarted
+    its second broker, every broker's file already saying KRaft; run 5, the same command, found the brokers whose
+    restart was still due, restarted only those, and reached the dual-write phase."""
+    cut = runs["cut_short"]
+    assert cut["status"] == "rc=137", cut["status"]
+    output = cut["output"]
+    assert "PLAY RECAP" not in output, output[-2000:]
+    assert re.search(r"This run: [a-z_, ]*metadata_migrated, brokers_kraft", output), output[:5000]
+    kraft_roll = output.split("PLAY [Brokers rolled as KRaft brokers]", 1)[1]
+    note = r"TASK \[kafkaops.cluster.kafka_broker : Note the restart of broker (\d+)\]"
+    done_before = set(re.findall(note, kraft_roll))
+    assert done_before, kraft_roll[-3000:]
+
+    resumed = runs["runs"][4]
+    assert re.search(r"This run: brokers_kraft\b(?!,)", resumed), resumed[:5000]
+    assert "Last phase done: metadata_migrated" in resumed, resumed[:5000]
+    restarted = set(re.findall(r"TASK \[kafkaops.cluster.service_common : Restart broker (\d+)\]", resumed))
+    assert restarted and not restarted & done_before, (done_before, restarted)
+    ids = {str(RUNNER.get_variables(name)["kafka_broker_id"]) for name in BROKERS}
+    assert done_before | restarted == ids, (done_before, restarted)
+    assert all(counts["failed"] == 0 for counts in _recap(resumed).values())
+
+
 def test_finalize_waits_for_the_soak(runs):
     assert runs["return_codes"] == [2]
     assert "migration_soak_minutes" in runs["runs"][5] and "no way back" in runs["runs"][5]
