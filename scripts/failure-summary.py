@@ -74,7 +74,7 @@ def unwrapped(lines):
             last[2] = line
         else:
             joined.append([line, line, line])
-    return [text for _, text, _ in joined]
+    return [piece[1] for piece in joined]
 
 
 def pytest_failures(lines):

@@ -19,9 +19,8 @@ import time
 
 try:
     from kafka import TopicPartition
-    from kafka.admin import ConfigResource, ConfigResourceType
 except ImportError:
-    TopicPartition = ConfigResource = ConfigResourceType = None
+    TopicPartition = None
 
 from ansible_collections.kafkaops.cluster.plugins.module_utils._cluster import (
     current_assignment,
