@@ -65,16 +65,15 @@ STARTS = re.compile(r"^(FAILED|ERROR|INTERNALERROR>|=+ )")
 
 def unwrapped(lines):
     """The lines with each continuation joined to the FAILED/ERROR/tally line it belongs to."""
-    joined = []
+    joined, previous = [], ""
     for line in lines:
-        if joined and CONTINUED.match(line) and STARTS.match(joined[-1][0]):
-            last = joined[-1]
+        if joined and CONTINUED.match(line) and STARTS.match(joined[-1]):
             # A piece that filled the whole line was cut inside a word: no space where it was cut.
-            last[1] = last[1] + ("" if len(last[2]) >= WRAP_WIDTH - 1 else " ") + line.strip()
-            last[2] = line
+            joined[-1] += ("" if len(previous) >= WRAP_WIDTH - 1 else " ") + line.strip()
         else:
-            joined.append([line, line, line])
-    return [piece[1] for piece in joined]
+            joined.append(line)
+        previous = line
+    return joined
 
 
 def pytest_failures(lines):
