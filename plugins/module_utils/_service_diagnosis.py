@@ -33,6 +33,13 @@ JOURNAL = "journal"
 EXIT_KINDS = {1: "exited", 2: "killed", 3: "dumped"}
 # Polls in a row that must see the unit inactive: one may fall between a stop and the start that follows it.
 INACTIVE_POLLS = 2
+# Exits that a later start gets past by itself. A ZooKeeper-mode broker that systemd starts again within
+# zookeeper.session.timeout.ms of being killed finds its /brokers/ids node still owned by the dead
+# process's session and exits; once ZooKeeper expires that session the next start registers.
+PASSING_CAUSES = (re.compile(r"node already exists and owner '[^']*' does not match current session"),)
+# Restarts during one wait that passing causes may account for: a broker id another live broker holds
+# gives the same message and never passes, so the wait still ends well before its timeout.
+FORGIVABLE_RESTARTS = 3
 
 LEVEL = re.compile(r"\b(TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL|SEVERE)\b")
 CAUSE_LEVELS = ("ERROR", "FATAL", "SEVERE")
@@ -78,6 +85,8 @@ class UnitProgress:
         self.inactive_polls = 0
         # systemd forgets the last exit when it starts the process again; the wait remembers it.
         self.last_exit = None
+        # Restarts during the wait whose exits had a passing cause (see forgive).
+        self.forgiven = 0
 
     def observe(self, state):
         """Take one poll's unit state; True when the service will not come up by itself.
@@ -95,13 +104,29 @@ class UnitProgress:
             if self.restarts_at_start is None or state["restarts"] < self.restarts_at_start:
                 # A start by hand (systemctl start or restart) sets the counter back to 0.
                 self.restarts_at_start = state["restarts"]
+                self.forgiven = 0
         self.inactive_polls = self.inactive_polls + 1 if state["active_state"] == "inactive" else 0
-        restarts = self.restarts_during_wait or 0
+        restarts = (self.restarts_during_wait or 0) - self.forgiven
         return (state["load_state"] == "not-found"
                 or state["active_state"] == "failed"
                 or (restarts >= 1 and state["sub_state"] == "auto-restart")
                 or restarts >= 2
                 or self.inactive_polls >= INACTIVE_POLLS)
+
+    def forgive(self):
+        """After a hopeless verdict whose exits had a passing cause: True when waiting on may still help.
+
+        The restarts so far no longer count against the unit, so its next start is watched afresh;
+        not when the unit failed, is unknown or stays inactive (no restart is coming), nor past
+        FORGIVABLE_RESTARTS during the wait.
+        """
+        restarts = self.restarts_during_wait
+        if (self.latest is None or restarts is None or restarts > FORGIVABLE_RESTARTS
+                or self.latest["load_state"] == "not-found" or self.latest["active_state"] == "failed"
+                or self.inactive_polls >= INACTIVE_POLLS):
+            return False
+        self.forgiven = restarts
+        return True
 
     @property
     def restarts_during_wait(self):
@@ -117,6 +142,11 @@ class UnitProgress:
         if report["exit_kind"] is None and self.last_exit is not None:
             report["exit_kind"], report["exit_status"] = self.last_exit
         return report
+
+
+def passing_cause(lines):
+    """True when the cause lines show an exit that a later start gets past by itself (PASSING_CAUSES)."""
+    return any(pattern.search(line) for line in lines for pattern in PASSING_CAUSES)
 
 
 def describe_unit(unit, state, read_error=None):

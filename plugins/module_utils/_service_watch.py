@@ -25,6 +25,7 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._service_diagnosi
     cause_lines,
     journal_cause_lines,
     parse_unit_state,
+    passing_cause,
     service_report,
 )
 from ansible_collections.kafkaops.cluster.plugins.module_utils._systemctl import show_command
@@ -155,13 +156,16 @@ class UnitWatch:
         """What the wait fails with (fail_json's keyword arguments), or None while waiting on may still help.
 
         The unit is read first: when the service will not come up the wait ends at once, as
-        '<subject> is not coming up: <the unit's state and cause>'. Otherwise, once timed_out, with
+        '<subject> is not coming up: <the unit's state and cause>', unless the cause is one that a
+        later start gets past by itself (see UnitProgress.forgive). Otherwise, once timed_out, with
         timeout_message, followed by the unit's state and cause when there is a unit.
         result: what the wait returns on failure besides msg and the unit's keys.
         """
         result = dict(result or {})
         if self.hopeless(cause_wanted=timed_out):
             report, details = self.diagnosis()
+            if not timed_out and passing_cause(details["log_excerpt"]) and self.progress.forgive():
+                return None
             result.update(details)
             return dict(result, msg="%s is not coming up: %s" % (self.subject, report))
         if not timed_out:

@@ -22,6 +22,19 @@ FATAL_BROKER_ID = (
 BROKER_CRASH_LOOP = "".join(FATAL_BROKER_ID.format(time=time) for time in (
     "2025-01-07 10:00:00,512", "2025-01-07 10:00:11,020", "2025-01-07 10:00:21,733"))
 
+# A ZooKeeper-mode broker started again moments after it was killed: the dead process's session still
+# owns its registration (as Kafka 3.9 logs it).
+STALE_REGISTRATION = (
+    "[{time}] ERROR Error while creating ephemeral at /brokers/ids/3, node already exists and owner "
+    "'0x1000005c5340001' does not match current session '0x1000005c5340006' (kafka.zk.KafkaZkClient$CheckedEphemeral)\n"
+    "[{time}] ERROR [KafkaServer id=3] Fatal error during KafkaServer startup. Prepare to shutdown "
+    "(kafka.server.KafkaServer)\n"
+    "org.apache.zookeeper.KeeperException$NodeExistsException: KeeperErrorCode = NodeExists\n"
+    "\tat org.apache.zookeeper.KeeperException.create(KeeperException.java:126)\n"
+    "[{time}] ERROR Exiting Kafka due to fatal exception during startup. (kafka.Kafka$)\n"
+    "org.apache.zookeeper.KeeperException$NodeExistsException: KeeperErrorCode = NodeExists\n"
+)
+
 UNRESOLVED_PEER = (
     "[2025-01-07 10:0%(minute)d:01,412] WARN Cannot open channel to %(peer)d at election address zk%(peer)d:3888 "
     "(org.apache.zookeeper.server.quorum.QuorumCnxManager)\n"

@@ -9,6 +9,7 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._service_diagnosi
     journal_cause_lines,
     mask_secrets,
     parse_unit_state,
+    passing_cause,
     service_report,
 )
 from ansible_collections.kafkaops.cluster.tests.unit.plugins.service_samples import (
@@ -17,6 +18,7 @@ from ansible_collections.kafkaops.cluster.tests.unit.plugins.service_samples imp
     BROKER_CRASH_LOOP,
     NESTED_CAUSES,
     RUNNING,
+    STALE_REGISTRATION,
     ZOOKEEPER_UNRESOLVED_PEERS,
     show,
 )
@@ -69,6 +71,51 @@ def test_waiting_stops_when_the_unit_is_hopeless(polls, hopeless_at):
     progress = UnitProgress()
     verdicts = [progress.observe(parse_unit_state(text)) for text in polls]
     assert (verdicts.index(True) + 1 if True in verdicts else None) == hopeless_at
+
+
+def _down(restarts):
+    return parse_unit_state(show("activating", "auto-restart", restarts=restarts, code=1, status=1, pid=0))
+
+
+def test_a_forgiven_restart_no_longer_counts_and_the_next_start_is_watched_afresh():
+    progress = UnitProgress()
+    assert progress.observe(parse_unit_state(RUNNING)) is False
+    assert progress.observe(_down(1)) is True
+    assert progress.forgive() is True
+    assert progress.observe(_down(1)) is False
+    # Started again and up: one restart counted since the forgiven one, not two.
+    assert progress.observe(parse_unit_state(show(restarts=2))) is False
+    assert progress.observe(parse_unit_state(show(restarts=2))) is False
+    # Down again after that start: hopeless again, until forgiven again.
+    assert progress.observe(_down(2)) is True
+    assert progress.report()["restarts_during_wait"] == 2
+
+
+def test_forgiveness_ends_after_a_few_restarts():
+    progress = UnitProgress()
+    progress.observe(parse_unit_state(RUNNING))
+    verdicts = []
+    for restarts in range(1, 6):
+        hopeless = progress.observe(_down(restarts))
+        verdicts.append((hopeless, progress.forgive() if hopeless else None))
+    assert verdicts == [(True, True), (True, True), (True, True), (True, False), (True, False)]
+
+
+@pytest.mark.parametrize("state", [
+    show("failed", "failed", restarts=1, result="start-limit-hit", pid=0),
+    show(load="not-found", active="inactive", sub="dead", pid=0),
+], ids=["failed", "unknown-unit"])
+def test_no_forgiveness_when_no_restart_is_coming(state):
+    progress = UnitProgress()
+    progress.observe(parse_unit_state(RUNNING))
+    assert progress.observe(parse_unit_state(state)) is True
+    assert progress.forgive() is False
+
+
+def test_a_stale_registration_passes_and_other_causes_do_not():
+    assert passing_cause(cause_lines(STALE_REGISTRATION.format(time="2025-01-07 10:00:00,512")))
+    assert not passing_cause(cause_lines(BROKER_CRASH_LOOP))
+    assert not passing_cause([])
 
 
 @pytest.mark.parametrize("polls, expected", [

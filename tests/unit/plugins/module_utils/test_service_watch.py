@@ -13,6 +13,7 @@ from ansible_collections.kafkaops.cluster.tests.unit.plugins.service_samples imp
     BAD_HEAP_JOURNAL,
     BROKER_CRASH_LOOP,
     RUNNING,
+    STALE_REGISTRATION,
     FakeModule,
     ModuleFailed,
     show,
@@ -152,3 +153,35 @@ def test_a_reported_reader_turns_a_failed_module_run_into_a_read_error():
     reader = ReportedUnitReader(lambda arguments: dict(failed=True, msg="host unreachable"), "zookeeper")
     assert reader.state() == (None, "service_info failed: host unreachable")
     assert reader.cause() == (None, [], [])
+
+
+def _restarted(restarts):
+    return (0, show(restarts=restarts), "")
+
+
+def _down_again(restarts):
+    return (0, show("activating", "auto-restart", restarts=restarts, code=1, status=1, pid=0), "")
+
+
+def test_a_broker_killed_moments_ago_is_waited_for_until_its_old_registration_expires(tmp_path):
+    log = tmp_path / "server.log"
+    log.write_text(STALE_REGISTRATION.format(time="2025-01-07 10:00:10,512"))
+    # Killed (systemd restarts it), refused by ZooKeeper once, started again and up.
+    module = FakeModule({"systemctl": [(0, RUNNING, ""), _down_again(1), _restarted(2), _restarted(2)],
+                         "journalctl": (0, "", "")})
+    watch = ServiceWatch(module, "broker 3 at 127.0.0.1:9092", "kafka-broker-3", str(log))
+    assert [watch.failure(False, "not used") for unused in range(4)] == [None] * 4
+
+
+def test_a_registration_that_never_passes_ends_the_wait_after_a_few_restarts(tmp_path):
+    log = tmp_path / "server.log"
+    log.write_text(STALE_REGISTRATION.format(time="2025-01-07 10:00:10,512"))
+    polls = [(0, RUNNING, "")] + [_down_again(restarts) for restarts in range(1, 6)]
+    module = FakeModule({"systemctl": list(polls), "journalctl": (0, "", "")})
+    watch = ServiceWatch(module, "broker 3 at 127.0.0.1:9092", "kafka-broker-3", str(log))
+    failures = [watch.failure(False, "not used") for unused in polls]
+    assert failures[:4] == [None] * 4
+    assert failures[4]["msg"].startswith(
+        "broker 3 at 127.0.0.1:9092 (unit kafka-broker-3) is not coming up: the unit is activating (auto-restart) "
+        "and restarted 4 times during the wait, last exit status 1. From %s: " % log)
+    assert "node already exists and owner" in failures[4]["msg"]
