@@ -31,14 +31,14 @@ def ansible_failures(lines):
         if line.startswith("TASK [") or line.startswith("RUNNING HANDLER ["):
             task = line.split("]")[0] + "]"
         if line.startswith("fatal: [") or line.startswith("failed: ["):
-            message = [line]
+            message = line
             index += 1
             while index < len(lines) and lines[index].startswith(" ") and lines[index].strip():
-                message.append(lines[index].strip())
+                message = join_wrapped(message, lines[index - 1], lines[index])
                 index += 1
             ignored = index < len(lines) and lines[index].strip() == "...ignoring"
             if not ignored:
-                failures.append("%s %s" % (task, " ".join(message)))
+                failures.append("%s %s" % (task, message))
             continue
         index += 1
     return failures
@@ -63,13 +63,18 @@ CONTINUED = re.compile(r"^  +\S")
 STARTS = re.compile(r"^(FAILED|ERROR|INTERNALERROR>|=+ )")
 
 
+def join_wrapped(text, previous, line):
+    """text with the continuation line added: after a space, or without one where previous, the physical
+    line before it, filled the whole width (a word cut there)."""
+    return text + ("" if len(previous) >= WRAP_WIDTH - 1 else " ") + line.strip()
+
+
 def unwrapped(lines):
     """The lines with each continuation joined to the FAILED/ERROR/tally line it belongs to."""
     joined, previous = [], ""
     for line in lines:
         if joined and CONTINUED.match(line) and STARTS.match(joined[-1]):
-            # A piece that filled the whole line was cut inside a word: no space where it was cut.
-            joined[-1] += ("" if len(previous) >= WRAP_WIDTH - 1 else " ") + line.strip()
+            joined[-1] = join_wrapped(joined[-1], previous, line)
         else:
             joined.append(line)
         previous = line

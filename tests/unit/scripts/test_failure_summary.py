@@ -33,6 +33,15 @@ def test_a_failed_task_is_named_and_its_wrapped_message_joined(tmp_path, capsys)
         '"msg": "broker 5 is not a live broker"}']
 
 
+def test_a_word_molecule_cut_in_a_failed_task_is_joined_without_a_space(tmp_path, capsys):
+    path = "/root/.ansible/tmp/molecule.DW5A.migration/inventory/ansible_inventory.yml"
+    cut = 76 - 3
+    text = _framed("TASK [Run 3]", 'fatal: [localhost]: FAILED! => {"cmd": ["ansible-playbook", "-i",',
+                   '  "%s' % path[:cut], '  %s", "-i"], "rc": 2}' % path[cut:])
+    assert _summary(tmp_path, capsys, text) == [
+        'TASK [Run 3] fatal: [localhost]: FAILED! => {"cmd": ["ansible-playbook", "-i", "%s", "-i"], "rc": 2}' % path]
+
+
 def test_an_ignored_failure_is_left_out(tmp_path, capsys):
     text = _framed("TASK [Try to execute the plan]", 'fatal: [localhost]: FAILED! => {"msg": "refused"}',
                    "...ignoring", "TASK [Read the replicas after]")
