@@ -25,7 +25,7 @@ description:
     by systemd during the wait (the broker crashes on start, for example on a configuration it
     refuses) or stays inactive. The failure message then gives the unit's state and the lines of
     O(log_file) (or of the unit's journal) that carry the cause, as it does on a timeout. One cause
-    does not stop the wait, for up to three restarts: a broker in ZooKeeper mode started again within
+    does not stop the wait, for up to three restarts. A broker in ZooKeeper mode started again within
     the ZooKeeper session timeout of being killed finds its registration still held by the dead
     process and exits, and starts once ZooKeeper has expired that session. A broker
     that is ready at once costs one connection and one request (two with O(in_sync=true)) and no
