@@ -35,6 +35,37 @@ def kafka_uuid(seed):
         text += "+"
 
 
+SCRAM_MECHANISMS = ("SCRAM-SHA-256", "SCRAM-SHA-512")
+# Characters that end a value early in the storage tool's [name=...,password=...] list.
+SCRAM_VALUE_BREAKERS = frozenset(',[]="\\ ')
+
+
+def kafka_scram_format_arguments(users, mechanism="SCRAM-SHA-512", iterations=8192):
+    """kafka-storage format's --add-scram arguments that start a new metadata log with these SCRAM users.
+
+    users: a list of {name, password}. The result goes into an argv list, so no shell quoting is
+    involved; a value holding a character the tool's [key=value,...] syntax would cut at is refused,
+    naming the user (never the password).
+    """
+    if mechanism not in SCRAM_MECHANISMS:
+        raise AnsibleFilterError("kafka_scram_format_arguments: mechanism must be one of %s, got %r"
+                                 % (", ".join(SCRAM_MECHANISMS), mechanism))
+    if not isinstance(users, list):
+        raise AnsibleFilterError("kafka_scram_format_arguments: expected a list of {name, password}")
+    arguments = []
+    for index, user in enumerate(users):
+        if not isinstance(user, dict) or not user.get("name") or not user.get("password"):
+            raise AnsibleFilterError("kafka_scram_format_arguments: user %d needs a name and a password" % index)
+        for field in ("name", "password"):
+            if SCRAM_VALUE_BREAKERS & set(str(user[field])):
+                raise AnsibleFilterError(
+                    "kafka_scram_format_arguments: the %s of user %s holds a space or one of , [ ] = \" \\, which "
+                    "the storage tool's syntax cannot carry" % (field, index if field == "name" else user["name"]))
+        arguments += ["--add-scram", "%s=[name=%s,password=%s,iterations=%d]"
+                      % (mechanism, user["name"], user["password"], int(iterations))]
+    return arguments
+
+
 def java_properties(text):
     """key -> value of a Java properties file such as meta.properties (no line continuations)."""
     if text is None:
@@ -142,4 +173,5 @@ class FilterModule(object):
             "kafka_controller_address": kafka_controller_address,
             "kafka_initial_controllers": kafka_initial_controllers,
             "kafka_storage_plan": kafka_storage_plan,
+            "kafka_scram_format_arguments": kafka_scram_format_arguments,
         }

@@ -1,4 +1,5 @@
-"""Checks of the secure scenario: each door of the cluster refuses what it must, as the client sees it
+"""Checks of the secure scenario (and, for the clients and the logs, of combined): each door of the cluster
+refuses what it must, as the client sees it
 (printed, for the issue's note), lets in what it must, and no secret of the scenario shows anywhere in
 its Ansible log or the services' logs. The side effect (molecule/secure/secure.yml) left the Spark
 report, the producer's manifest, the reassignment figures and the certificates' fingerprints before
@@ -23,6 +24,7 @@ from kazoo.client import KazooClient
 from kazoo.exceptions import NoAuthError
 from live_cluster import bootstrap, client_settings, describe, host_address
 
+# The checks of the clients' doors and of the logs also run in combined (KRaft, SASL_SSL, users and ACLs).
 pytestmark = pytest.mark.scenarios("secure")
 
 FOLDER = os.environ.get("MOLECULE_EPHEMERAL_DIRECTORY", "")
@@ -55,12 +57,14 @@ def _node(name):
     return testinfra.get_host(name, ansible_inventory=os.environ["MOLECULE_INVENTORY_FILE"], connection="ansible")
 
 
+@pytest.mark.scenarios("secure", "combined")
 def test_a_plaintext_client_is_refused(servers):
     with pytest.raises(KafkaError) as refused:
         KafkaAdminClient(bootstrap_servers=servers, request_timeout_ms=10000)
     print("\nPLAINTEXT client on the SASL_SSL listener: %r" % refused.value)
 
 
+@pytest.mark.scenarios("secure", "combined")
 def test_a_wrong_password_is_refused(as_user, scenario_variables, caplog):
     settings = as_user(scenario_variables.get("kafka_broker_admin_user", "admin"), "not-the-password")
     with pytest.raises(KafkaError) as refused:
@@ -70,6 +74,7 @@ def test_a_wrong_password_is_refused(as_user, scenario_variables, caplog):
     assert isinstance(refused.value, SaslAuthenticationFailedError) or said, caplog.text[-2000:]
 
 
+@pytest.mark.scenarios("secure", "combined")
 def test_a_user_without_an_acl_is_denied(as_user, scenario_variables):
     mallory = {user["name"]: user["password"] for user in scenario_variables["kafka_access_users"]}["mallory"]
     producer = KafkaProducer(acks="all", max_block_ms=15000, **as_user("mallory", mallory))
@@ -89,6 +94,7 @@ def test_a_user_without_an_acl_is_denied(as_user, scenario_variables):
     print("mallory (no ACL) reading orders: %r" % denied.value)
 
 
+@pytest.mark.scenarios("secure", "combined")
 def test_a_user_with_acls_writes_and_reads(as_user, scenario_variables):
     alice = {user["name"]: user["password"] for user in scenario_variables["kafka_access_users"]}["alice"]
     marker = ("alice-%s" % uuid.uuid4().hex).encode()
@@ -264,6 +270,7 @@ def _secret_fragments(scenario_variables):
     return fragments
 
 
+@pytest.mark.scenarios("secure", "combined")
 def test_no_secret_appears_in_the_scenarios_ansible_log(scenario_variables, saved):
     """Every playbook of the scenario (converge, idempotence, side effect) logged here, each task's result
     included. Only that part is searched: what verify itself adds (ansible-inventory dumps of the
@@ -278,6 +285,7 @@ def test_no_secret_appears_in_the_scenarios_ansible_log(scenario_variables, save
     assert found == []
 
 
+@pytest.mark.scenarios("secure", "combined")
 def test_no_secret_appears_in_the_services_logs(host, scenario_variables):
     for number, secret in enumerate(sorted(scenario_variables["secure_secrets"])):
         found = host.run("grep -rlF -- %s /var/log/kafka /var/log/zookeeper; journalctl --no-pager | grep -cF -- %s"

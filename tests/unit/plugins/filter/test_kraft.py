@@ -8,6 +8,7 @@ from ansible_collections.kafkaops.cluster.plugins.filter.kraft import (
     java_properties,
     kafka_controller_address,
     kafka_initial_controllers,
+    kafka_scram_format_arguments,
     kafka_storage_plan,
     kafka_uuid,
 )
@@ -127,3 +128,36 @@ def test_brokers_take_the_controllers_id_and_never_make_one():
                                field="kafka_broker_cluster_id")
     assert clash["problems"] == [
         "kafka_broker_cluster_id: set to AAAAAAAAAAAAAAAAAAAAAg, but the controllers hold %s" % CLUSTER]
+
+
+def test_scram_users_become_two_format_arguments_each():
+    users = [{"name": "broker", "password": "Inter-Broker-5x7Q"},
+             {"name": "admin", "password": "Adm1n!#$%&'()*+-./:;<>?@^_`{|}~"}]
+    assert kafka_scram_format_arguments(users, mechanism="SCRAM-SHA-256", iterations=4096) == [
+        "--add-scram", "SCRAM-SHA-256=[name=broker,password=Inter-Broker-5x7Q,iterations=4096]",
+        "--add-scram", "SCRAM-SHA-256=[name=admin,password=Adm1n!#$%&'()*+-./:;<>?@^_`{|}~,iterations=4096]"]
+    assert kafka_scram_format_arguments([]) == []
+    assert kafka_scram_format_arguments(users[:1])[1] == (
+        "SCRAM-SHA-512=[name=broker,password=Inter-Broker-5x7Q,iterations=8192]")
+
+
+@pytest.mark.parametrize("users, message", [
+    ([{"name": "admin", "password": "a,b"}], "the password of user admin holds"),
+    ([{"name": "admin", "password": "a]b"}], "the password of user admin holds"),
+    ([{"name": "admin", "password": "two words"}], "the password of user admin holds"),
+    ([{"name": "ad=min", "password": "secret"}], "the name of user 0 holds"),
+    ([{"name": "admin"}], "user 0 needs a name and a password"),
+    ([{"name": "admin", "password": ""}], "user 0 needs a name and a password"),
+    ("admin", "expected a list of {name, password}"),
+], ids=["comma", "bracket", "space", "equals-in-name", "no-password", "empty-password", "not-a-list"])
+def test_a_user_the_storage_tool_would_misread_is_refused_without_its_password(users, message):
+    with pytest.raises(AnsibleFilterError) as refused:
+        kafka_scram_format_arguments(users)
+    assert message in str(refused.value)
+    assert all(str(user.get("password")) not in str(refused.value) for user in users if isinstance(user, dict)
+               and user.get("password"))
+
+
+def test_an_unknown_mechanism_is_refused():
+    with pytest.raises(AnsibleFilterError, match="mechanism must be one of SCRAM-SHA-256, SCRAM-SHA-512"):
+        kafka_scram_format_arguments([{"name": "admin", "password": "secret"}], mechanism="PLAIN")
