@@ -232,7 +232,8 @@ def kafka_migration_precheck(brokers, controllers, broker_hosts, controller_host
             problems.append("%s: kafka_broker_internal_security_protocol is %s; in this version the controllers reach "
                             "migrating brokers on a PLAINTEXT INTERNAL listener only" % (host, protocols[0]))
         if any(protocol.startswith("SASL_") for protocol in protocols):
-            problems.append("%s: a SASL listener; this version runs KRaft brokers without SASL listeners" % host)
+            problems.append("%s: a SASL listener; this version does not yet migrate a cluster with SASL listeners "
+                            "(the controllers and the migrating brokers would need each other's SASL settings)" % host)
         if variables.get("kafka_broker_zookeeper_sasl_user"):
             problems.append("%s: kafka_broker_zookeeper_sasl_user; the controllers do not log in to ZooKeeper in "
                             "this version" % host)

@@ -1,5 +1,5 @@
-"""Checks of the secure scenario (and, for the clients and the logs, of combined): each door of the cluster
-refuses what it must, as the client sees it
+"""Checks of the secure scenario (and, for the clients and the logs, of combined and kraft-secure): each door
+of the cluster refuses what it must, as the client sees it
 (printed, for the issue's note), lets in what it must, and no secret of the scenario shows anywhere in
 its Ansible log or the services' logs. The side effect (molecule/secure/secure.yml) left the Spark
 report, the producer's manifest, the reassignment figures and the certificates' fingerprints before
@@ -22,9 +22,10 @@ from kafka.admin import KafkaAdminClient
 from kafka.errors import KafkaError, SaslAuthenticationFailedError, TopicAuthorizationFailedError
 from kazoo.client import KazooClient
 from kazoo.exceptions import NoAuthError
-from live_cluster import bootstrap, client_settings, describe, host_address
+from live_cluster import bootstrap, client_settings, describe, host_address, settled, under_replicated
 
-# The checks of the clients' doors and of the logs also run in combined (KRaft, SASL_SSL, users and ACLs).
+# The checks of the clients' doors and of the logs also run in combined and kraft-secure (KRaft, SASL_SSL,
+# users and ACLs).
 pytestmark = pytest.mark.scenarios("secure")
 
 FOLDER = os.environ.get("MOLECULE_EPHEMERAL_DIRECTORY", "")
@@ -57,14 +58,14 @@ def _node(name):
     return testinfra.get_host(name, ansible_inventory=os.environ["MOLECULE_INVENTORY_FILE"], connection="ansible")
 
 
-@pytest.mark.scenarios("secure", "combined")
+@pytest.mark.scenarios("secure", "combined", "kraft-secure")
 def test_a_plaintext_client_is_refused(servers):
     with pytest.raises(KafkaError) as refused:
         KafkaAdminClient(bootstrap_servers=servers, request_timeout_ms=10000)
     print("\nPLAINTEXT client on the SASL_SSL listener: %r" % refused.value)
 
 
-@pytest.mark.scenarios("secure", "combined")
+@pytest.mark.scenarios("secure", "combined", "kraft-secure")
 def test_a_wrong_password_is_refused(as_user, scenario_variables, caplog):
     settings = as_user(scenario_variables.get("kafka_broker_admin_user", "admin"), "not-the-password")
     with pytest.raises(KafkaError) as refused:
@@ -74,7 +75,7 @@ def test_a_wrong_password_is_refused(as_user, scenario_variables, caplog):
     assert isinstance(refused.value, SaslAuthenticationFailedError) or said, caplog.text[-2000:]
 
 
-@pytest.mark.scenarios("secure", "combined")
+@pytest.mark.scenarios("secure", "combined", "kraft-secure")
 def test_a_user_without_an_acl_is_denied(as_user, scenario_variables):
     mallory = {user["name"]: user["password"] for user in scenario_variables["kafka_access_users"]}["mallory"]
     producer = KafkaProducer(acks="all", max_block_ms=15000, **as_user("mallory", mallory))
@@ -94,7 +95,7 @@ def test_a_user_without_an_acl_is_denied(as_user, scenario_variables):
     print("mallory (no ACL) reading orders: %r" % denied.value)
 
 
-@pytest.mark.scenarios("secure", "combined")
+@pytest.mark.scenarios("secure", "combined", "kraft-secure")
 def test_a_user_with_acls_writes_and_reads(as_user, scenario_variables):
     alice = {user["name"]: user["password"] for user in scenario_variables["kafka_access_users"]}["alice"]
     marker = ("alice-%s" % uuid.uuid4().hex).encode()
@@ -112,6 +113,18 @@ def test_a_user_with_acls_writes_and_reads(as_user, scenario_variables):
     finally:
         consumer.close()
     assert (record.offset, record.value) == (written.offset, marker)
+
+
+@pytest.mark.scenarios("kraft-secure")
+def test_the_brokers_replicate_to_each_other_as_their_scram_user(servers):
+    """Two KRaft brokers whose INTERNAL listener is SASL_SSL: each follower fetches from the other logged in
+    as the inter-broker user, which the controller's metadata log started with. A follower that could not log
+    in would drop out of the ISRs (and, with min.insync.replicas 2, acks=all writes would fail)."""
+    brokers, partitions = settled(lambda: describe(servers, ["orders"]),
+                                  lambda found: found[1] and not under_replicated(found[1]))
+    assert brokers == [1, 2]
+    assert len(partitions) == 4 and under_replicated(partitions) == []
+    assert all(sorted(partition["replica_nodes"]) == [1, 2] for unused, partition in partitions)
 
 
 @pytest.fixture
@@ -270,7 +283,7 @@ def _secret_fragments(scenario_variables):
     return fragments
 
 
-@pytest.mark.scenarios("secure", "combined")
+@pytest.mark.scenarios("secure", "combined", "kraft-secure")
 def test_no_secret_appears_in_the_scenarios_ansible_log(scenario_variables, saved):
     """Every playbook of the scenario (converge, idempotence, side effect) logged here, each task's result
     included. Only that part is searched: what verify itself adds (ansible-inventory dumps of the
@@ -285,7 +298,7 @@ def test_no_secret_appears_in_the_scenarios_ansible_log(scenario_variables, save
     assert found == []
 
 
-@pytest.mark.scenarios("secure", "combined")
+@pytest.mark.scenarios("secure", "combined", "kraft-secure")
 def test_no_secret_appears_in_the_services_logs(host, scenario_variables):
     for number, secret in enumerate(sorted(scenario_variables["secure_secrets"])):
         found = host.run("grep -rlF -- %s /var/log/kafka /var/log/zookeeper; journalctl --no-pager | grep -cF -- %s"
