@@ -14,8 +14,8 @@ import pytest
 import testinfra
 import testinfra.utils.ansible_runner
 from kafka.admin import KafkaAdminClient
-from live_cluster import (bootstrap, check_decommission_runs, check_every_acknowledged_record, describe,
-                          replica_and_leader_counts, settled, throttle_configs_left, under_replicated)
+from live_cluster import (bootstrap, check_decommission_runs, check_every_acknowledged_record, client_settings,
+                          describe, replica_and_leader_counts, settled, throttle_configs_left, under_replicated)
 
 pytestmark = pytest.mark.scenarios("kraft")
 
@@ -56,7 +56,8 @@ def _meta(name, path):
 
 
 def _quorum():
-    admin = KafkaAdminClient(bootstrap_servers=bootstrap(LIVE_BROKER_HOSTS), request_timeout_ms=30000)
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap(LIVE_BROKER_HOSTS), request_timeout_ms=30000,
+                             **dict(client_settings()))
     try:
         return admin.describe_metadata_quorum()["topics"][0]["partitions"][0]
     finally:
@@ -76,7 +77,8 @@ def test_the_quorum_has_every_controller_as_a_voter_and_a_leader():
 
 
 def test_every_broker_is_registered_and_unfenced():
-    admin = KafkaAdminClient(bootstrap_servers=bootstrap(LIVE_BROKER_HOSTS), request_timeout_ms=30000)
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap(LIVE_BROKER_HOSTS), request_timeout_ms=30000,
+                             **dict(client_settings()))
     try:
         # DescribeCluster (v2, as kafka-python asks it) lists fenced brokers too, marked is_fenced: a
         # decommissioned broker is not even there.
@@ -249,7 +251,8 @@ def test_the_decommissioned_broker_is_stopped_unregistered_and_holds_nothing(sav
     leaving, = DECOMMISSIONED
     # Run twice, the second changing nothing; the fewest moves.
     check_decommission_runs(saved, leaving)
-    admin = KafkaAdminClient(bootstrap_servers=bootstrap(LIVE_BROKER_HOSTS), request_timeout_ms=30000)
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap(LIVE_BROKER_HOSTS), request_timeout_ms=30000,
+                             **dict(client_settings()))
     try:
         # Neither live nor fenced: the controllers no longer know the id.
         registered = [broker["broker_id"] for broker in admin.describe_cluster()["brokers"]]
