@@ -34,7 +34,7 @@ def test_a_failed_task_is_named_and_its_wrapped_message_joined(tmp_path, capsys)
 
 
 def test_a_word_molecule_cut_in_a_failed_task_is_joined_without_a_space(tmp_path, capsys):
-    path = "/root/.ansible/tmp/molecule.DW5A.migration/inventory/ansible_inventory.yml"
+    path = "/home/operator/.ansible/tmp/molecule.Xy12.migration/inventory/ansible_inventory.yml"
     cut = 76 - 3
     text = _framed("TASK [Run 3]", 'fatal: [localhost]: FAILED! => {"cmd": ["ansible-playbook", "-i",',
                    '  "%s' % path[:cut], '  %s", "-i"], "rc": 2}' % path[cut:])
