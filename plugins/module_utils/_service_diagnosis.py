@@ -87,6 +87,8 @@ class UnitProgress:
         self.last_exit = None
         # Restarts during the wait whose exits had a passing cause (see forgive).
         self.forgiven = 0
+        # The latest poll saw a unit that no start will bring up (see observe).
+        self.no_start_coming = False
 
     def observe(self, state):
         """Take one poll's unit state; True when the service will not come up by itself.
@@ -106,12 +108,14 @@ class UnitProgress:
                 self.restarts_at_start = state["restarts"]
                 self.forgiven = 0
         self.inactive_polls = self.inactive_polls + 1 if state["active_state"] == "inactive" else 0
+        # No start is coming: systemd knows no such unit, gave up on it, or nobody starts it.
+        self.no_start_coming = (state["load_state"] == "not-found"
+                                or state["active_state"] == "failed"
+                                or self.inactive_polls >= INACTIVE_POLLS)
         restarts = (self.restarts_during_wait or 0) - self.forgiven
-        return (state["load_state"] == "not-found"
-                or state["active_state"] == "failed"
+        return (self.no_start_coming
                 or (restarts >= 1 and state["sub_state"] == "auto-restart")
-                or restarts >= 2
-                or self.inactive_polls >= INACTIVE_POLLS)
+                or restarts >= 2)
 
     def forgive(self):
         """After a hopeless verdict whose exits had a passing cause: True when waiting on may still help.
@@ -121,9 +125,7 @@ class UnitProgress:
         FORGIVABLE_RESTARTS during the wait.
         """
         restarts = self.restarts_during_wait
-        if (self.latest is None or restarts is None or restarts > FORGIVABLE_RESTARTS
-                or self.latest["load_state"] == "not-found" or self.latest["active_state"] == "failed"
-                or self.inactive_polls >= INACTIVE_POLLS):
+        if self.latest is None or self.no_start_coming or restarts is None or restarts > FORGIVABLE_RESTARTS:
             return False
         self.forgiven = restarts
         return True
