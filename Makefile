@@ -13,7 +13,8 @@ export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.cache/collections
 COLLECTION_LINK := .cache/collections/ansible_collections/kafkaops/cluster
 SCENARIOS := default combined kraft kraft-secure migration multi-broker cluster resilience secure
 # make test runs the scenarios in two lanes side by side (scripts/molecule-lanes.sh), balanced by their
-# running time (about 29 minutes each alone); `make molecule SCENARIOS="kraft secure"` runs those in one lane.
+# running times in a lane (about 42 minutes each, docs/benchmarks.md); `make molecule SCENARIOS="kraft secure"`
+# runs those in one lane.
 LANES := migration,secure,multi-broker,combined,default kraft,cluster,resilience,kraft-secure
 comma := ,
 empty :=

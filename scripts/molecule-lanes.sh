@@ -13,9 +13,11 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 logs=.cache/logs
 mkdir -p "$logs"
-stop_file=$(mktemp)
-rm -f "$stop_file"
-failed_file=$(mktemp)
+# What the lanes tell each other: a stop file once one failed, and the failed scenarios' names.
+state=$(mktemp -d)
+stop_file=$state/stop
+failed_file=$state/failed
+touch "$failed_file"
 
 run_lane() {
   local scenario started status
@@ -48,5 +50,5 @@ while read -r scenario; do
   python scripts/failure-summary.py "$logs/molecule-$scenario.log"
   status=1
 done < "$failed_file"
-rm -f "$stop_file" "$failed_file"
+rm -rf "$state"
 exit "$status"
