@@ -17,8 +17,10 @@ description:
   - Made for what a ZooKeeper-to-KRaft migration looks at and cleans up (C(/cluster/id), C(/controller),
     C(/migration), C(/brokers/ids)); the playbook C(kafkaops.cluster.migrate_to_kraft) uses it.
   - Deletes one znode at a time, without its children (a znode with children is refused, named).
-  - Does not log in, so a znode protected by ACLs against the world cannot be deleted by it, which the
-    failure says.
+  - Logs in with SASL DIGEST-MD5 when given O(sasl_user) and O(sasl_password), as a Kafka broker does with
+    a JAAS C(org.apache.zookeeper.server.auth.DigestLoginModule) login, so that the ACL entries for
+    C(sasl:<user>) apply; without them the session is anonymous. A znode whose ACL does not allow the
+    session a request (deleting needs the delete permission on the parent znode) fails the task saying so.
   - Needs only the Python standard library on the host it runs on.
 author:
   - kafkaops.cluster developers (@kafkaops)
@@ -48,6 +50,16 @@ options:
     description: Seconds for the connection and each request; at least 1.
     type: int
     default: 10
+  sasl_user:
+    description:
+      - The user to log in as with SASL DIGEST-MD5, such as the brokers' user of their JAAS C(Client)
+        section; the session then holds the ACL id C(sasl:<user>).
+      - Needs O(sasl_password). A refused login fails the task naming the user and the node.
+    type: str
+  sasl_password:
+    description:
+      - The password of O(sasl_user), which needs it. It appears in no output.
+    type: str
 attributes:
   check_mode:
     description: Reads the znodes and says which would be deleted, but deletes nothing.
@@ -69,6 +81,14 @@ EXAMPLES = r"""
     servers: ["zk1:2181"]
     paths: [/controller, /migration]
     state: absent
+
+- name: The same where the brokers log in and set ACLs (zookeeper.set.acl=true) below the chroot /kafka
+  kafkaops.cluster.zookeeper_znode:
+    servers: ["zk1:2181", "zk2:2181", "zk3:2181"]
+    paths: [/kafka/controller, /kafka/migration]
+    state: absent
+    sasl_user: kafka
+    sasl_password: "{{ zookeeper_kafka_password }}"
 """
 
 RETURN = r"""
@@ -147,13 +167,17 @@ def main():
             state=dict(type="str", choices=["read", "absent"], default="read"),
             children=dict(type="bool", default=False),
             timeout=dict(type="int", default=10),
+            sasl_user=dict(type="str"),
+            sasl_password=dict(type="str", no_log=True),
         ),
+        required_together=[("sasl_user", "sasl_password")],
         supports_check_mode=True,
     )
     params = module.params
     check_input(module)
     try:
-        with ZooKeeperClient(params["servers"], params["timeout"]) as client:
+        with ZooKeeperClient(params["servers"], params["timeout"], sasl_user=params["sasl_user"],
+                             sasl_password=params["sasl_password"]) as client:
             znodes = dict((path, describe(client, path, params["children"] and params["state"] == "read"))
                           for path in params["paths"])
             result = dict(changed=False, znodes=znodes, server=client.server)
