@@ -179,6 +179,29 @@ def _hand_set(settings):
     return sorted(key for key in settings or {} if key in MANAGED_OR_ZOOKEEPER_ONLY or key.startswith("zookeeper."))
 
 
+# What role kafka_broker notes for the controllers of a migration (node_state.yml), the settings named.
+_PEER_SETTINGS = (("internal_protocol", "kafka_broker_internal_security_protocol"),
+                  ("sasl_mechanism", "kafka_broker_sasl_mechanism"),
+                  ("inter_broker_user", "kafka_broker_inter_broker_user"),
+                  ("zookeeper_sasl_user", "kafka_broker_zookeeper_sasl_user"))
+
+
+def _migration_peer(variables):
+    """How the controllers reach this broker host: the noted fact, else the inventory with the role's defaults."""
+    noted = variables.get("kafka_broker_migration_peer") or {}
+
+    def value(key, variable, default):
+        return str(noted.get(key) or variables.get(variable) or default)
+
+    return {
+        "internal_protocol": value("internal_protocol", "kafka_broker_internal_security_protocol", "PLAINTEXT"),
+        "internal_client_auth": value("internal_client_auth", "kafka_broker_internal_ssl_client_auth", "none"),
+        "sasl_mechanism": value("sasl_mechanism", "kafka_broker_sasl_mechanism", "SCRAM-SHA-512"),
+        "inter_broker_user": value("inter_broker_user", "kafka_broker_inter_broker_user", "broker"),
+        "zookeeper_sasl_user": value("zookeeper_sasl_user", "kafka_broker_zookeeper_sasl_user", ""),
+    }
+
+
 def kafka_migration_precheck(brokers, controllers, broker_hosts, controller_hosts, cluster_id, steps):
     """Why the migration must not start or go on, as sentences naming the host and the setting.
 
@@ -217,6 +240,7 @@ def kafka_migration_precheck(brokers, controllers, broker_hosts, controller_host
         problems.append("kafka_controller_node_id: node ids %s are broker ids too; in KRaft brokers and controllers "
                         "share one id space" % ", ".join(str(i) for i in clash))
     broker_authorizer = False
+    peers = []
     for variables, host in broker_hosts:
         settings = dict(variables.get("kafka_broker_properties") or {})
         for instance in variables.get("kafka_broker_instances") or []:
@@ -226,18 +250,20 @@ def kafka_migration_precheck(brokers, controllers, broker_hosts, controller_host
                             "broker does not take; remove it" % (host, key))
         if variables.get("kafka_broker_combined"):
             problems.append("%s: kafka_broker_combined; the migration needs dedicated controllers" % host)
-        protocols = [str(variables.get("kafka_broker_internal_security_protocol") or "PLAINTEXT"),
-                     str(variables.get("kafka_broker_external_security_protocol") or "PLAINTEXT")]
-        if protocols[0] != "PLAINTEXT":
-            problems.append("%s: kafka_broker_internal_security_protocol is %s; in this version the controllers reach "
-                            "migrating brokers on a PLAINTEXT INTERNAL listener only" % (host, protocols[0]))
-        if any(protocol.startswith("SASL_") for protocol in protocols):
-            problems.append("%s: a SASL listener; this version does not yet migrate a cluster with SASL listeners "
-                            "(the controllers and the migrating brokers would need each other's SASL settings)" % host)
-        if variables.get("kafka_broker_zookeeper_sasl_user"):
-            problems.append("%s: kafka_broker_zookeeper_sasl_user; the controllers do not log in to ZooKeeper in "
-                            "this version" % host)
+        peer = _migration_peer(variables)
+        if "SSL" in peer["internal_protocol"] and peer["internal_client_auth"] != "none":
+            problems.append("%s: kafka_broker_internal_ssl_client_auth is %s; the controllers reach the migrating "
+                            "brokers on INTERNAL without a certificate of their own in this version (let SASL or "
+                            "nothing authenticate the brokers there: none)" % (host, peer["internal_client_auth"]))
+        peers.append((host, peer))
         broker_authorizer = broker_authorizer or bool(variables.get("kafka_broker_authorizer_enabled"))
+    # The controllers log in to every broker and to ZooKeeper with one setting each.
+    for key, variable in _PEER_SETTINGS:
+        found = sorted(set(str(peer[key]) for host, peer in peers))
+        if len(found) > 1:
+            problems.append("%s: differs between the brokers (%s); the controllers of the migration reach every broker "
+                            "and ZooKeeper with one value" % (variable, "; ".join(
+                                "%s: %s" % (host, peer[key] or "(none)") for host, peer in peers)))
     for variables, host in controller_hosts:
         for key in _hand_set(variables.get("kafka_controller_properties") or {}):
             problems.append("%s: kafka_controller_properties sets %s, which the migration sets itself; remove it"
