@@ -1,7 +1,10 @@
 """Integration tests run the collection's modules with Ansible against a live cluster.
 
 The cluster comes from KAFKAOPS_BOOTSTRAP_SERVERS (host:port,...) or, inside a Molecule verify
-step, from the scenario's inventory (every broker host's address, client port 9092).
+step, from the scenario's inventory (every broker host's address, client port 9092). How to log in:
+KAFKAOPS_CONNECTION (a JSON object of the modules' connection options, such as security_protocol,
+sasl_mechanism, sasl_username, sasl_password, ssl_cafile), or in Molecule the scenario's client listener
+as the collection's admin user (its inventory's password, the CA in its ephemeral folder).
 """
 
 import json
@@ -41,6 +44,38 @@ def _molecule_bootstrap():
         host = testinfra.get_host(name, ansible_inventory=inventory, connection="ansible")
         addresses.append("%s:9092" % host.interface("eth0").addresses[0])
     return addresses
+
+
+# The modules' connection options by kafka-python's names for them.
+PYTHON_CLIENT_NAMES = {"security_protocol": "security_protocol", "sasl_mechanism": "sasl_mechanism",
+                       "sasl_username": "sasl_plain_username", "sasl_password": "sasl_plain_password",
+                       "ssl_cafile": "ssl_cafile", "ssl_certfile": "ssl_certfile", "ssl_keyfile": "ssl_keyfile"}
+
+
+def _molecule_connection():
+    # The scenario checks' own reading of the inventory, importable in a Molecule verify step (its conftest's
+    # folder is on the path), in kafka-python's names.
+    from live_cluster import client_settings
+
+    module_names = {python: module for module, python in PYTHON_CLIENT_NAMES.items()}
+    return {module_names[key]: value for key, value in client_settings().items()}
+
+
+@pytest.fixture(scope="session")
+def connection():
+    """The modules' connection options besides bootstrap_servers (empty for a PLAINTEXT listener)."""
+    given = os.environ.get("KAFKAOPS_CONNECTION")
+    if given:
+        return json.loads(given)
+    if os.environ.get("MOLECULE_INVENTORY_FILE"):
+        return _molecule_connection()
+    return {}
+
+
+@pytest.fixture(scope="session")
+def client_settings(connection):
+    """kafka-python settings that log in as the modules do."""
+    return {PYTHON_CLIENT_NAMES[key]: value for key, value in connection.items() if key in PYTHON_CLIENT_NAMES}
 
 
 @pytest.fixture(scope="session")
@@ -98,11 +133,13 @@ def run_module(module, args, check=False, diff=False):
 
 
 @pytest.fixture(scope="session")
-def kafka(bootstrap_servers):
-    """run(module, check=False, diff=False, **args) with the cluster's bootstrap servers filled in."""
+def kafka(bootstrap_servers, connection):
+    """run(module, check=False, diff=False, **args) with the cluster's bootstrap servers and login filled in."""
 
     def run(module, check=False, diff=False, **args):
         args.setdefault("bootstrap_servers", bootstrap_servers)
+        for key, value in connection.items():
+            args.setdefault(key, value)
         # None leaves an option out, as omit does in a playbook.
         return run_module(module, {key: value for key, value in args.items() if value is not None},
                           check=check, diff=diff)
@@ -118,8 +155,8 @@ class ClusterReader:
     kafka_cluster_info has tests of its own.
     """
 
-    def __init__(self, bootstrap_servers):
-        self.admin = KafkaAdminClient(bootstrap_servers=bootstrap_servers, request_timeout_ms=30000)
+    def __init__(self, bootstrap_servers, **settings):
+        self.admin = KafkaAdminClient(bootstrap_servers=bootstrap_servers, request_timeout_ms=30000, **settings)
 
     def broker_ids(self):
         """The live brokers (DescribeCluster v2 also lists fenced ones, KRaft brokers stopped but registered)."""
@@ -184,8 +221,8 @@ class ClusterReader:
 
 
 @pytest.fixture(scope="session")
-def cluster(bootstrap_servers):
+def cluster(bootstrap_servers, client_settings):
     """A ClusterReader on the cluster under test."""
-    reader = ClusterReader(bootstrap_servers)
+    reader = ClusterReader(bootstrap_servers, **client_settings)
     yield reader
     reader.close()

@@ -131,10 +131,10 @@ def test_passwords_never_appear_in_the_output(kafka):
     assert secret not in refused.output
 
 
-def test_cluster_info_reports_brokers_partitions_and_sizes(kafka, existing_topic, bootstrap_servers):
+def test_cluster_info_reports_brokers_partitions_and_sizes(kafka, existing_topic, bootstrap_servers, client_settings):
     from kafka import KafkaProducer
 
-    producer = KafkaProducer(bootstrap_servers=bootstrap_servers, acks="all")
+    producer = KafkaProducer(bootstrap_servers=bootstrap_servers, acks="all", **client_settings)
     for index in range(300):
         producer.send(existing_topic, key=b"k%d" % index, value=b"x" * 100)
     producer.flush()

@@ -4,8 +4,10 @@ import functools
 import os
 import re
 import time
+import uuid
 
 import testinfra.utils.ansible_runner
+from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.admin import ConfigResource, ConfigResourceType, KafkaAdminClient
 
 
@@ -63,6 +65,28 @@ def client_settings():
     if "SSL" in protocol:
         settings["ssl_cafile"] = os.path.join(os.environ["MOLECULE_EPHEMERAL_DIRECTORY"], "tls", "ca.crt")
     return settings
+
+
+def write_and_read_back(settings, topic, key):
+    """Writes one new record (acks=all) with the client settings given, then reads it back at its offset.
+
+    Returns (offset written, value written, (offset, value) read), for the caller to compare.
+    """
+    marker = ("%s-%s" % (key, uuid.uuid4().hex)).encode()
+    producer = KafkaProducer(acks="all", **settings)
+    try:
+        written = producer.send(topic, key=key.encode(), value=marker).get(timeout=30)
+    finally:
+        producer.close(timeout=5)
+    consumer = KafkaConsumer(enable_auto_commit=False, consumer_timeout_ms=20000, **settings)
+    try:
+        partition = TopicPartition(topic, written.partition)
+        consumer.assign([partition])
+        consumer.seek(partition, written.offset)
+        record = next(iter(consumer))
+    finally:
+        consumer.close()
+    return written.offset, marker, (record.offset, record.value)
 
 
 def describe(servers, topics):

@@ -12,8 +12,11 @@ import re
 import pytest
 import testinfra
 import testinfra.utils.ansible_runner
+
+from kafka import KafkaProducer
 from kafka.admin import KafkaAdminClient
-from live_cluster import bootstrap, check_every_acknowledged_record, settled
+from kafka.errors import TopicAuthorizationFailedError
+from live_cluster import bootstrap, check_every_acknowledged_record, client_settings, settled, write_and_read_back
 
 pytestmark = pytest.mark.scenarios("migration")
 
@@ -85,8 +88,9 @@ def test_the_rollback_from_dual_write_left_zookeeper_mode(runs):
         assert "controller.quorum.bootstrap.servers" not in settings
         assert settings["zookeeper.connect"]
     # A ZooKeeper-mode broker is the controller again, and the migration state is gone.
-    assert after["znodes"]["/controller"]["value"]["brokerid"] in (1, 2, 3)
-    assert after["znodes"]["/migration"] == {"exists": False}
+    chroot = RUNNER.get_variables(BROKERS[0])["kafka_broker_zookeeper_chroot"]
+    assert after["znodes"][chroot + "/controller"]["value"]["brokerid"] in (1, 2, 3)
+    assert after["znodes"][chroot + "/migration"] == {"exists": False}
     steps = "rollback_brokers_to_migration, rollback_controllers, rollback_brokers_to_zookeeper"
     assert "This run: %s" % steps in runs["runs"][3]
 
@@ -144,6 +148,9 @@ def test_brokers_run_kraft_with_no_zookeeper_setting_left(name):
     assert settings["process.roles"] == "broker" and settings["node.id"] == str(broker_id)
     assert settings["authorizer.class.name"] == "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
     assert [line for line in text.splitlines() if "zookeeper" in line.lower() and not line.startswith("#")] == []
+    assert "java.security.auth.login.config" not in node.file(
+        "/etc/systemd/system/kafka-broker-%d.service" % broker_id).content_string
+    assert not node.file("/etc/kafka/zookeeper-client.jaas").exists
     assert node.service("kafka-broker-%d" % broker_id).is_running
     # The process runs what the file says: its last start was as a KRaft broker, not a ZooKeeper-mode one.
     starts = node.check_output("grep -h 'KafkaServer id=[0-9]*] started\\|KafkaRaftServer nodeId=[0-9]*] Kafka Server "
@@ -156,13 +163,19 @@ def test_controllers_are_finalized_and_zookeeper_is_stopped(name):
     node = _node(name)
     text = node.file("/etc/kafka/controller/server.properties").content_string
     assert [line for line in text.splitlines() if "zookeeper" in line.lower() and not line.startswith("#")] == []
+    # The brokers' logins the controllers used while migrating are gone with the migration mode.
+    assert "sasl.jaas.config" not in text and "INTERNAL" not in text
+    unit = node.file("/etc/systemd/system/kafka-controller.service").content_string
+    assert "java.security.auth.login.config" not in unit
+    assert not node.file("/etc/kafka/controller/zookeeper-client.jaas").exists
+    assert not node.file("/etc/kafka/controller/tls").exists
     assert node.service("kafka-controller").is_running
     assert not node.service("zookeeper").is_running
     assert not node.service("zookeeper").is_enabled
 
 
 def test_the_cluster_id_and_the_quorum_are_the_controllers():
-    admin = KafkaAdminClient(bootstrap_servers=bootstrap(BROKERS), request_timeout_ms=30000)
+    admin = KafkaAdminClient(bootstrap_servers=bootstrap(BROKERS), request_timeout_ms=30000, **client_settings())
     try:
         quorum = settled(lambda: admin.describe_metadata_quorum()["topics"][0]["partitions"][0],
                          lambda found: found["leader_id"] in CONTROLLER_IDS)
@@ -185,6 +198,27 @@ def test_topics_configs_acls_and_users_survived(saved):
     survivors = saved("migration-survivors.json")
     assert survivors == {"topics_changed": False, "acls_changed": False, "users_changed": False,
                          "topics_that_would_change": []}, survivors
+
+
+def _as_user(name, password):
+    return dict(client_settings(), bootstrap_servers=bootstrap(BROKERS), sasl_plain_username=name,
+                sasl_plain_password=password, request_timeout_ms=15000)
+
+
+def test_users_and_acls_made_in_zookeeper_mode_work_on_the_migrated_cluster(scenario_variables):
+    """orders-app was created, with its ACLs, through ZooKeeper-mode brokers before the migration (migrate.yml):
+    its SCRAM credential and ACLs now come from the metadata log. It logs in, writes and reads mig-orders as its
+    ACLs allow, and is denied writing mig-audit, on which it has none."""
+    orders_app = [secret for secret in scenario_variables["secure_secrets"] if secret.startswith("Mig-Orders-App-")][0]
+    offset, marker, read = write_and_read_back(_as_user("orders-app", orders_app), "mig-orders", "orders-app")
+    assert read == (offset, marker)
+    producer = KafkaProducer(acks="all", max_block_ms=15000, **_as_user("orders-app", orders_app))
+    try:
+        with pytest.raises(TopicAuthorizationFailedError) as denied:
+            producer.send("mig-audit", b"should not land").get(timeout=15)
+    finally:
+        producer.close(timeout=5)
+    print("\norders-app wrote and read mig-orders at offset %d; writing mig-audit: %r" % (offset, denied.value))
 
 
 def test_every_acknowledged_record_is_there(saved):

@@ -1,4 +1,4 @@
-"""Checks of the secure scenario (and, for the clients and the logs, of combined and kraft-secure): each door
+"""Checks of the secure scenario (and, for the clients and the logs, of combined, kraft-secure and migration): each door
 of the cluster refuses what it must, as the client sees it
 (printed, for the issue's note), lets in what it must, and no secret of the scenario shows anywhere in
 its Ansible log or the services' logs. The side effect (molecule/secure/secure.yml) left the Spark
@@ -12,7 +12,6 @@ import os
 import socket
 import ssl
 import subprocess
-import uuid
 
 import pytest
 import testinfra
@@ -22,10 +21,18 @@ from kafka.admin import KafkaAdminClient
 from kafka.errors import KafkaError, SaslAuthenticationFailedError, TopicAuthorizationFailedError
 from kazoo.client import KazooClient
 from kazoo.exceptions import NoAuthError
-from live_cluster import bootstrap, client_settings, describe, host_address, settled, under_replicated
+from live_cluster import (
+    bootstrap,
+    client_settings,
+    describe,
+    host_address,
+    settled,
+    under_replicated,
+    write_and_read_back,
+)
 
 # The checks of the clients' doors and of the logs also run in combined and kraft-secure (KRaft, SASL_SSL,
-# users and ACLs).
+# users and ACLs) and, on the cluster it migrated to KRaft, in migration.
 pytestmark = pytest.mark.scenarios("secure")
 
 FOLDER = os.environ.get("MOLECULE_EPHEMERAL_DIRECTORY", "")
@@ -58,14 +65,14 @@ def _node(name):
     return testinfra.get_host(name, ansible_inventory=os.environ["MOLECULE_INVENTORY_FILE"], connection="ansible")
 
 
-@pytest.mark.scenarios("secure", "combined", "kraft-secure")
+@pytest.mark.scenarios("secure", "combined", "kraft-secure", "migration")
 def test_a_plaintext_client_is_refused(servers):
     with pytest.raises(KafkaError) as refused:
         KafkaAdminClient(bootstrap_servers=servers, request_timeout_ms=10000)
     print("\nPLAINTEXT client on the SASL_SSL listener: %r" % refused.value)
 
 
-@pytest.mark.scenarios("secure", "combined", "kraft-secure")
+@pytest.mark.scenarios("secure", "combined", "kraft-secure", "migration")
 def test_a_wrong_password_is_refused(as_user, scenario_variables, caplog):
     settings = as_user(scenario_variables.get("kafka_broker_admin_user", "admin"), "not-the-password")
     with pytest.raises(KafkaError) as refused:
@@ -98,21 +105,8 @@ def test_a_user_without_an_acl_is_denied(as_user, scenario_variables):
 @pytest.mark.scenarios("secure", "combined", "kraft-secure")
 def test_a_user_with_acls_writes_and_reads(as_user, scenario_variables):
     alice = {user["name"]: user["password"] for user in scenario_variables["kafka_access_users"]}["alice"]
-    marker = ("alice-%s" % uuid.uuid4().hex).encode()
-    producer = KafkaProducer(acks="all", **as_user("alice", alice))
-    try:
-        written = producer.send("orders", key=b"alice", value=marker).get(timeout=30)
-    finally:
-        producer.close(timeout=5)
-    consumer = KafkaConsumer(enable_auto_commit=False, consumer_timeout_ms=20000, **as_user("alice", alice))
-    try:
-        partition = TopicPartition("orders", written.partition)
-        consumer.assign([partition])
-        consumer.seek(partition, written.offset)
-        record = next(iter(consumer))
-    finally:
-        consumer.close()
-    assert (record.offset, record.value) == (written.offset, marker)
+    offset, marker, read = write_and_read_back(as_user("alice", alice), "orders", "alice")
+    assert read == (offset, marker)
 
 
 @pytest.mark.scenarios("kraft-secure")
@@ -283,7 +277,7 @@ def _secret_fragments(scenario_variables):
     return fragments
 
 
-@pytest.mark.scenarios("secure", "combined", "kraft-secure")
+@pytest.mark.scenarios("secure", "combined", "kraft-secure", "migration")
 def test_no_secret_appears_in_the_scenarios_ansible_log(scenario_variables, saved):
     """Every playbook of the scenario (converge, idempotence, side effect) logged here, each task's result
     included. Only that part is searched: what verify itself adds (ansible-inventory dumps of the
@@ -298,7 +292,7 @@ def test_no_secret_appears_in_the_scenarios_ansible_log(scenario_variables, save
     assert found == []
 
 
-@pytest.mark.scenarios("secure", "combined", "kraft-secure")
+@pytest.mark.scenarios("secure", "combined", "kraft-secure", "migration")
 def test_no_secret_appears_in_the_services_logs(host, scenario_variables):
     for number, secret in enumerate(sorted(scenario_variables["secure_secrets"])):
         found = host.run("grep -rlF -- %s /var/log/kafka /var/log/zookeeper; journalctl --no-pager | grep -cF -- %s"
