@@ -9,6 +9,7 @@ import uuid
 import testinfra.utils.ansible_runner
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.admin import ConfigResource, ConfigResourceType, KafkaAdminClient
+from kafka.errors import KafkaError
 
 
 def inventory_hosts(*groups):
@@ -87,6 +88,19 @@ def write_and_read_back(settings, topic, key):
     finally:
         consumer.close()
     return written.offset, marker, (record.offset, record.value)
+
+
+def write_refused(settings, topic):
+    """What a write of one record (acks=all) with the client settings given ended with: the error, or None
+    when the record landed."""
+    producer = KafkaProducer(acks="all", max_block_ms=15000, **settings)
+    try:
+        producer.send(topic, b"should not land").get(timeout=15)
+    except KafkaError as error:
+        return error
+    finally:
+        producer.close(timeout=5)
+    return None
 
 
 def describe(servers, topics):
