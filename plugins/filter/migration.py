@@ -187,19 +187,10 @@ _PEER_SETTINGS = (("internal_protocol", "kafka_broker_internal_security_protocol
 
 
 def _migration_peer(variables):
-    """How the controllers reach this broker host: the noted fact, else the inventory with the role's defaults."""
+    """How the controllers reach this broker host, as node_state.yml noted it (the role's defaults applied)."""
     noted = variables.get("kafka_broker_migration_peer") or {}
-
-    def value(key, variable, default):
-        return str(noted.get(key) or variables.get(variable) or default)
-
-    return {
-        "internal_protocol": value("internal_protocol", "kafka_broker_internal_security_protocol", "PLAINTEXT"),
-        "internal_client_auth": value("internal_client_auth", "kafka_broker_internal_ssl_client_auth", "none"),
-        "sasl_mechanism": value("sasl_mechanism", "kafka_broker_sasl_mechanism", "SCRAM-SHA-512"),
-        "inter_broker_user": value("inter_broker_user", "kafka_broker_inter_broker_user", "broker"),
-        "zookeeper_sasl_user": value("zookeeper_sasl_user", "kafka_broker_zookeeper_sasl_user", ""),
-    }
+    return dict((key, str(noted.get(key) or "")) for key in ("internal_client_auth",) + tuple(
+        key for key, variable in _PEER_SETTINGS))
 
 
 def kafka_migration_precheck(brokers, controllers, broker_hosts, controller_hosts, cluster_id, steps):
@@ -251,7 +242,7 @@ def kafka_migration_precheck(brokers, controllers, broker_hosts, controller_host
         if variables.get("kafka_broker_combined"):
             problems.append("%s: kafka_broker_combined; the migration needs dedicated controllers" % host)
         peer = _migration_peer(variables)
-        if "SSL" in peer["internal_protocol"] and peer["internal_client_auth"] != "none":
+        if "SSL" in peer["internal_protocol"] and peer["internal_client_auth"] not in ("", "none"):
             problems.append("%s: kafka_broker_internal_ssl_client_auth is %s; the controllers reach the migrating "
                             "brokers on INTERNAL without a certificate of their own in this version (let SASL or "
                             "nothing authenticate the brokers there: none)" % (host, peer["internal_client_auth"]))

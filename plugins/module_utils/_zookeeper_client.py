@@ -55,13 +55,12 @@ class ZooKeeperClientError(Exception):
     a missing znode."""
 
 
-def encode_string(text):
-    raw = text.encode("utf-8")
-    return struct.pack(">i", len(raw)) + raw
-
-
 def encode_buffer(raw):
     return struct.pack(">i", len(raw)) + raw
+
+
+def encode_string(text):
+    return encode_buffer(text.encode("utf-8"))
 
 
 def encode_connect(timeout_ms):

@@ -151,7 +151,7 @@ def test_a_healthy_cluster_passes_the_precheck():
      "b1: kafka_broker_properties sets authorizer"),
     ({}, {"kafka_broker_instances": [{"properties": {"zookeeper.ssl.client.enable": True}}]}, {},
      "sets zookeeper.ssl.client.enable"),
-    ({}, {"kafka_broker_internal_security_protocol": "SSL", "kafka_broker_internal_ssl_client_auth": "required"}, {},
+    ({}, {"kafka_broker_migration_peer": {"internal_protocol": "SSL", "internal_client_auth": "required"}}, {},
      "b1: kafka_broker_internal_ssl_client_auth is required; the controllers reach the migrating brokers on INTERNAL "
      "without a certificate"),
     ({}, {"kafka_broker_migration_peer": {"internal_protocol": "SASL_SSL", "internal_client_auth": "requested"}}, {},
@@ -168,30 +168,30 @@ def test_the_precheck_names_host_and_setting(brokers_changes, broker_vars, contr
     assert len(problems) == 1 and expected in problems[0], problems
 
 
-SECURED = {"kafka_broker_internal_security_protocol": "SASL_SSL", "kafka_broker_external_security_protocol": "SASL_SSL",
-           "kafka_broker_zookeeper_sasl_user": "kafka", "kafka_broker_authorizer_enabled": True}
+# What node_state.yml notes for brokers with SASL on both listeners, TLS without client certificates and a
+# ZooKeeper login.
+SECURED_PEER = {"internal_protocol": "SASL_SSL", "internal_client_auth": "none", "sasl_mechanism": "SCRAM-SHA-512",
+                "inter_broker_user": "broker", "zookeeper_sasl_user": "kafka"}
+SECURED = {"kafka_broker_migration_peer": SECURED_PEER, "kafka_broker_authorizer_enabled": True}
 
 
 def test_a_secured_cluster_passes_the_precheck():
-    # SASL on both listeners, TLS without client certificates, a ZooKeeper login: the controllers take the
-    # brokers' logins; as the noted fact says it or as the inventory does.
-    noted = {"kafka_broker_migration_peer": {"internal_protocol": "SASL_SSL", "internal_client_auth": "none",
-                                             "sasl_mechanism": "SCRAM-SHA-512", "inter_broker_user": "broker",
-                                             "zookeeper_sasl_user": "kafka"}}
+    # The controllers take the brokers' logins.
     two = precheck_brokers() + precheck_brokers(host="b2", broker_id=2)
-    assert kafka_migration_precheck(two, controllers(), [(SECURED, "b1"), (noted, "b2")], [({}, "c1")], ZK_ID,
+    assert kafka_migration_precheck(two, controllers(), [(SECURED, "b1"), (SECURED, "b2")], [({}, "c1")], ZK_ID,
                                     FORWARD) == []
 
 
 @pytest.mark.parametrize("other, variable", [
-    ({"kafka_broker_internal_security_protocol": "SSL"}, "kafka_broker_internal_security_protocol"),
-    ({"kafka_broker_sasl_mechanism": "SCRAM-SHA-256"}, "kafka_broker_sasl_mechanism"),
-    ({"kafka_broker_inter_broker_user": "kafka-broker"}, "kafka_broker_inter_broker_user"),
-    ({"kafka_broker_zookeeper_sasl_user": ""}, "kafka_broker_zookeeper_sasl_user"),
+    ({"internal_protocol": "SSL"}, "kafka_broker_internal_security_protocol"),
+    ({"sasl_mechanism": "SCRAM-SHA-256"}, "kafka_broker_sasl_mechanism"),
+    ({"inter_broker_user": "kafka-broker"}, "kafka_broker_inter_broker_user"),
+    ({"zookeeper_sasl_user": ""}, "kafka_broker_zookeeper_sasl_user"),
 ])
 def test_the_precheck_refuses_brokers_the_controllers_would_log_in_to_differently(other, variable):
     two = precheck_brokers() + precheck_brokers(host="b2", broker_id=2)
-    problems = kafka_migration_precheck(two, controllers(), [(SECURED, "b1"), (dict(SECURED, **other), "b2")],
+    other_broker = dict(SECURED, kafka_broker_migration_peer=dict(SECURED_PEER, **other))
+    problems = kafka_migration_precheck(two, controllers(), [(SECURED, "b1"), (other_broker, "b2")],
                                         [({}, "c1")], ZK_ID, FORWARD)
     assert len(problems) == 1 and problems[0].startswith(variable + ": differs between the brokers (b1: "), problems
 
