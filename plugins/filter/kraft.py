@@ -12,6 +12,8 @@ import hashlib
 from ansible.errors import AnsibleFilterError
 from ansible.module_utils.six import string_types
 from ansible_collections.kafkaops.cluster.plugins.module_utils._java_properties import parse_java_properties
+from ansible_collections.kafkaops.cluster.plugins.plugin_utils._kafka_list_values import (
+    LIST_VALUE_BREAKERS_TEXT, is_kafka_list_value)
 
 DEFAULT_CONTROLLER_PORT = 9093
 # Ids Kafka keeps for itself (Uuid.ZERO_UUID, Uuid.ONE_UUID): never a cluster's or a directory's.
@@ -36,8 +38,6 @@ def kafka_uuid(seed):
 
 
 SCRAM_MECHANISMS = ("SCRAM-SHA-256", "SCRAM-SHA-512")
-# Characters that end a value early in the storage tool's [name=...,password=...] list.
-SCRAM_VALUE_BREAKERS = frozenset(',[]="\\ ')
 
 
 def kafka_scram_format_arguments(users, mechanism="SCRAM-SHA-512", iterations=8192):
@@ -57,10 +57,10 @@ def kafka_scram_format_arguments(users, mechanism="SCRAM-SHA-512", iterations=81
         if not isinstance(user, dict) or not user.get("name") or not user.get("password"):
             raise AnsibleFilterError("kafka_scram_format_arguments: user %d needs a name and a password" % index)
         for field in ("name", "password"):
-            if SCRAM_VALUE_BREAKERS & set(str(user[field])):
+            if not is_kafka_list_value(user[field]):
                 raise AnsibleFilterError(
-                    "kafka_scram_format_arguments: the %s of user %s holds a space or one of , [ ] = \" \\, which "
-                    "the storage tool's syntax cannot carry" % (field, index if field == "name" else user["name"]))
+                    "kafka_scram_format_arguments: the %s of user %s holds %s, which the storage tool's syntax "
+                    "cannot carry" % (field, index if field == "name" else user["name"], LIST_VALUE_BREAKERS_TEXT))
         arguments += ["--add-scram", "%s=[name=%s,password=%s,iterations=%d]"
                       % (mechanism, user["name"], user["password"], int(iterations))]
     return arguments
