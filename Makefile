@@ -140,8 +140,9 @@ integration-kraft: venv collection browser archive
 
 # Each scenario's log is kept in .cache/logs; after a failure, what failed is printed last, below the teardown.
 # The cluster scenario runs the installed artifact (.cache/installed), so it is built and checked first.
+RUN_LANES = bash scripts/molecule-lanes.sh $(if $(filter command line,$(origin SCENARIOS)),$(subst $(space),$(comma),$(strip $(SCENARIOS))),$(LANES))
 molecule: prerequisites artifact
-	bash scripts/molecule-lanes.sh $(if $(filter command line,$(origin SCENARIOS)),$(subst $(space),$(comma),$(strip $(SCENARIOS))),$(LANES))
+	$(RUN_LANES)
 
 # The tarball a user installs, checked apart from the repository (see the script); the installed copy
 # stays in .cache/installed.
@@ -165,7 +166,19 @@ changelog-release: venv
 	git rm -qf changelogs/fragments/*.yml
 	rm -rf $(CHANGELOG_ROOT)
 
-test: lint unit artifact molecule
+# Each step of make test runs under scripts/step-usage.py, which ends the run with a table of every step's
+# (and scenario's) wall time and CPU-seconds, containers included, and warns when the whole run took longer
+# than the budget (CI stops at 90 minutes; 40 leaves room for machines 1.5 to 2 times slower).
+STEP := python3 scripts/step-usage.py
+TEST_BUDGET_MINUTES := 40
+test:
+	@$(STEP) begin
+	$(STEP) run prerequisites -- $(MAKE) --no-print-directory prerequisites
+	$(STEP) run lint -- $(MAKE) --no-print-directory lint
+	$(STEP) run unit -- $(MAKE) --no-print-directory unit
+	$(STEP) run artifact -- $(MAKE) --no-print-directory artifact
+	$(STEP) run molecule -- $(RUN_LANES) || { $(STEP) table; exit 1; }
+	@$(STEP) table --budget-minutes $(TEST_BUDGET_MINUTES) --markdown .cache/logs/step-usage.md
 	@echo "make test: all passed"
 
 clean:

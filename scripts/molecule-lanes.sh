@@ -20,12 +20,16 @@ failed_file=$state/failed
 touch "$failed_file"
 
 run_lane() {
-  local scenario started status
+  local scenario started status network
   for scenario in ${1//,/ }; do
     [ -e "$stop_file" ] && return 0
     started=$(date +%s)
     echo "[$scenario] started $(date +%T)"
-    molecule test -s "$scenario" 2>&1 | tee "$logs/molecule-$scenario.log" | sed -u "s/^/[$scenario] /"
+    # Its wall time and CPU-seconds, with its containers' (on the scenario's own network), go to make
+    # test's table (scripts/step-usage.py).
+    network=$(sed -n 's/.*networks: \[{name: \(kafkaops-[a-z0-9-]*\).*/\1/p' "molecule/$scenario/molecule.yml" 2>/dev/null | head -n 1)
+    python3 scripts/step-usage.py run "$scenario" --within molecule --network "${network:-kafkaops-$scenario}" -- \
+      molecule test -s "$scenario" 2>&1 | tee "$logs/molecule-$scenario.log" | sed -u "s/^/[$scenario] /"
     status=${PIPESTATUS[0]}
     echo "[$scenario] ended with $status after $(( $(date +%s) - started )) s"
     if [ "$status" -ne 0 ]; then

@@ -29,7 +29,7 @@ exit "${status:-0}"
 
 def _run(tmp_path, lanes, seconds, fail=""):
     (tmp_path / "scripts").mkdir()
-    for name in ("molecule-lanes.sh", "failure-summary.py"):
+    for name in ("molecule-lanes.sh", "failure-summary.py", "step-usage.py"):
         shutil.copy(os.path.join(SCRIPTS, name), str(tmp_path / "scripts" / name))
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
