@@ -13,7 +13,8 @@ import pytest
 import testinfra
 import testinfra.utils.ansible_runner
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
-from kafka.admin import KafkaAdminClient, NewTopic
+from kafka.admin import ConfigResource, ConfigResourceType, KafkaAdminClient, NewTopic
+from kafka.errors import KafkaError, NotEnoughReplicasError
 from kazoo.client import KazooClient
 from live_cluster import (broker_instances, client_settings, expected_broker_ids, host_address, instance_addresses,
                           settled)
@@ -157,6 +158,42 @@ def test_topic_on_every_broker_takes_acks_all_records_and_returns_them():
     finally:
         admin.delete_topics([topic])
         # The checks that follow read the whole cluster: wait until the topic is gone, not only marked.
+        deadline = time.monotonic() + 60
+        while topic in admin.list_topics() and time.monotonic() < deadline:
+            time.sleep(1)
+        admin.close()
+
+
+def test_a_topic_without_its_own_min_insync_replicas_takes_the_inventorys_and_refuses_writes_below_it():
+    """The durability floor the inventory asks for (kafka_broker_min_insync_replicas, default 1) is what a new
+    topic gets, whatever the version and metadata mode: on Kafka 4.1+ with eligible leader replicas the
+    brokers' static value is ignored and only the cluster-wide one counts. With a floor of 2 or more, a topic
+    of one replica can never have enough in sync, so an acks=all write to it must be refused."""
+    floor = int(RUNNER.get_variables(BROKER_HOSTS[0]).get("kafka_broker_min_insync_replicas", 1))
+    topic = "molecule-floor-%s" % uuid.uuid4().hex[:8]
+    admin = KafkaAdminClient(bootstrap_servers=_bootstrap(), request_timeout_ms=30000, **CLIENT)
+    try:
+        admin.create_topics([NewTopic(topic, num_partitions=1, replication_factor=1)])
+        admin.wait_for_topics([topic], timeout_ms=60000)
+        described = admin.describe_configs([ConfigResource(ConfigResourceType.TOPIC, topic)], config_filter="all")
+        effective = described["topic"][topic]["min.insync.replicas"]
+        assert (effective["value"], effective["config_source"]) != (None, None)
+        assert int(effective["value"]) == floor, effective
+        producer = KafkaProducer(bootstrap_servers=_bootstrap(), acks="all", retries=0, **CLIENT)
+        try:
+            outcome = None
+            try:
+                producer.send(topic, b"one replica in sync").get(timeout=30)
+            except KafkaError as error:
+                outcome = error
+        finally:
+            producer.close(timeout=5)
+        if floor >= 2:
+            assert isinstance(outcome, NotEnoughReplicasError), outcome
+        else:
+            assert outcome is None, outcome
+    finally:
+        admin.delete_topics([topic])
         deadline = time.monotonic() + 60
         while topic in admin.list_topics() and time.monotonic() < deadline:
             time.sleep(1)
