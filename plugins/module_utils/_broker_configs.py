@@ -139,10 +139,10 @@ def alter_dynamic_configs(client, resource_name, operations, validate_only):
     for result in response.responses:
         if result.error_code:
             keys = sorted(operations)
-            raise KafkaAdminError("the brokers refused %s: %s: %s" % (
-                ", ".join("config.%s" % key for key in keys),
-                kafka_errors.for_code(result.error_code).__name__, result.error_message or "(no message)"),
-                field="config" if len(keys) > 1 else "config.%s" % keys[0])
+            field = "config" if len(keys) > 1 else "config.%s" % keys[0]
+            raise KafkaAdminError("%s: the brokers refused the change%s (%s: %s); nothing was changed" % (
+                field, " of " + ", ".join(keys) if len(keys) > 1 else "",
+                kafka_errors.for_code(result.error_code).__name__, result.error_message or "no message"), field=field)
 
 
 def unchanged_broker_config_result():

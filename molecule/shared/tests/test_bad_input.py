@@ -7,6 +7,7 @@ the configuration files and service PIDs after all of them with what they were b
 
 import json
 import os
+import re
 import subprocess
 import tempfile
 
@@ -221,3 +222,58 @@ def test_scram_users_the_storage_tool_would_misread_are_refused_before_any_chang
     assert password not in outcome[1]
     assert all(pid != "0" for unused, pid in before.values())
     assert _kraft_secure_snapshot() == before
+
+
+# The cluster scenario's own inventory keeps kafka-d in spare_broker, as an operator's would stay after
+# scale_out.yml (which joins the new hosts to kafka_broker for its own run only), while the cluster has
+# broker 1004 there. Every playbook that acts on the whole cluster refuses that inventory before any change,
+# naming the broker and where the cluster has it; all runs at once (they only read).
+DRIFT_RUNS = [
+    ("kafkaops.cluster.site", {}, "site.yml"),
+    ("kafkaops.cluster.rolling_restart", {}, "rolling_restart"),
+    ("kafkaops.cluster.upgrade", {}, "upgrade"),
+    ("kafkaops.cluster.migrate_to_kraft", {"phase": "controllers"}, "migrate_to_kraft"),
+    ("kafkaops.cluster.decommission", {"broker_ids": "1001"}, "decommission"),
+]
+
+
+@pytest.fixture(scope="module")
+def drift_refusals():
+    """(state before, one (exit code, output) per playbook of DRIFT_RUNS, state after)."""
+    before = _drift_snapshot()
+    runs = []
+    for playbook, extra_vars, _name in DRIFT_RUNS:
+        output = tempfile.TemporaryFile(mode="w+")
+        command = ["ansible-playbook", "-i", INVENTORY, playbook, "-e", json.dumps(extra_vars)]
+        runs.append((subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, text=True), output))
+    outcomes = []
+    for process, output in runs:
+        code = process.wait(timeout=600)
+        output.seek(0)
+        outcomes.append((code, " ".join(output.read().split())))
+        output.close()
+    return before, outcomes, _drift_snapshot()
+
+
+def _drift_snapshot():
+    """The three first nodes' files and processes, and broker 1004's on kafka-d."""
+    node = testinfra.get_host("kafka-d", ansible_inventory=INVENTORY, connection="ansible")
+    return dict(_cluster_snapshot(), **{"kafka-d": (
+        {"server.properties": node.file("/etc/kafka/broker-1004/server.properties").sha256sum},
+        [node.check_output("systemctl show --property=MainPID --value kafka-broker-1004")])})
+
+
+@pytest.mark.scenarios("cluster")
+@pytest.mark.parametrize("case", range(len(DRIFT_RUNS)), ids=[run[2] for run in DRIFT_RUNS])
+def test_an_inventory_without_a_registered_broker_is_refused_before_any_change(drift_refusals, case):
+    before, outcomes, after = drift_refusals
+    code, output = outcomes[case]
+    assert code != 0
+    assert ("broker 1004 (registered, at 198.18.47.14:9092, holding replicas of" in output
+            and "is not in the inventory's kafka_broker group; %s would leave it out" % DRIFT_RUNS[case][2] in output
+            and "Add its host to kafka_broker (with kafka_broker_id: 1004)" in output), output[-3000:]
+    assert "Nothing was changed." in output
+    assert "changed=0" in output and not re.search(r"changed=[1-9]", output), output[-3000:]
+    # Broker 1004 runs, and no file or process of any node changed.
+    assert all(pid != "0" for unused, pids in before.values() for pid in pids)
+    assert after == before
