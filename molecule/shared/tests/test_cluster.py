@@ -16,8 +16,8 @@ from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.admin import ConfigResource, ConfigResourceType, KafkaAdminClient, NewTopic
 from kafka.errors import KafkaError, NotEnoughReplicasError
 from kazoo.client import KazooClient
-from live_cluster import (broker_instances, client_settings, expected_broker_ids, host_address, instance_addresses,
-                          settled)
+from live_cluster import (broker_instances, client_settings, describe, expected_broker_ids, host_address,
+                          instance_addresses, settled, under_replicated)
 
 RUNNER = testinfra.utils.ansible_runner.AnsibleRunner(os.environ["MOLECULE_INVENTORY_FILE"])
 ZOOKEEPER_HOSTS = RUNNER.get_hosts("zookeeper")
@@ -167,37 +167,59 @@ def test_topic_on_every_broker_takes_acks_all_records_and_returns_them():
 def test_a_topic_without_its_own_min_insync_replicas_takes_the_inventorys_and_refuses_writes_below_it():
     """The durability floor the inventory asks for (kafka_broker_min_insync_replicas, default 1) is what a new
     topic gets, whatever the version and metadata mode: on Kafka 4.1+ with eligible leader replicas the
-    brokers' static value is ignored and only the cluster-wide one counts. With a floor of 2 or more, a topic
-    of one replica can never have enough in sync, so an acks=all write to it must be refused."""
+    brokers' static value is ignored and only the cluster-wide one counts. With a floor of 2 or more, a
+    follower of a topic of that many replicas is stopped: once it has left the ISR, an acks=all write must be
+    refused (NotEnoughReplicas); then it is started again and every partition of the cluster is back in sync.
+    (A topic of fewer replicas than the floor would not show it: Kafka caps the floor at the replica count.)"""
     floor = int(RUNNER.get_variables(BROKER_HOSTS[0]).get("kafka_broker_min_insync_replicas", 1))
     topic = "molecule-floor-%s" % uuid.uuid4().hex[:8]
     admin = KafkaAdminClient(bootstrap_servers=_bootstrap(), request_timeout_ms=30000, **CLIENT)
     try:
-        admin.create_topics([NewTopic(topic, num_partitions=1, replication_factor=1)])
+        admin.create_topics([NewTopic(topic, num_partitions=1, replication_factor=floor)])
         admin.wait_for_topics([topic], timeout_ms=60000)
         described = admin.describe_configs([ConfigResource(ConfigResourceType.TOPIC, topic)], config_filter="all")
         effective = described["topic"][topic]["min.insync.replicas"]
-        assert (effective["value"], effective["config_source"]) != (None, None)
         assert int(effective["value"]) == floor, effective
-        producer = KafkaProducer(bootstrap_servers=_bootstrap(), acks="all", retries=0, **CLIENT)
+        if floor < 2:
+            assert _write_acks_all(topic) is None
+            return
+        partition = settled(lambda: admin.describe_topics([topic])[0]["partitions"][0],
+                            lambda found: len(found["isr_nodes"]) == floor)
+        follower = [broker for broker in partition["replica_nodes"] if broker != partition["leader_id"]][0]
+        host = [name for name in BROKER_HOSTS if follower in [instance[0] for instance in _instances(name)]][0]
+        node = testinfra.get_host(host, ansible_inventory=os.environ["MOLECULE_INVENTORY_FILE"], connection="ansible")
+        root = "" if node.check_output("id -u") == "0" else "sudo -n "
+        node.run_expect([0], root + "systemctl stop kafka-broker-%d" % follower)
         try:
-            outcome = None
-            try:
-                producer.send(topic, b"one replica in sync").get(timeout=30)
-            except KafkaError as error:
-                outcome = error
-        finally:
-            producer.close(timeout=5)
-        if floor >= 2:
+            shrunk = settled(lambda: admin.describe_topics([topic])[0]["partitions"][0],
+                             lambda found: follower not in found["isr_nodes"], timeout=90)
+            # The fault happened: the follower is out of the ISR, one replica is in sync.
+            assert shrunk["isr_nodes"] == [shrunk["leader_id"]], shrunk
+            outcome = _write_acks_all(topic)
             assert isinstance(outcome, NotEnoughReplicasError), outcome
-        else:
-            assert outcome is None, outcome
+        finally:
+            node.run_expect([0], root + "systemctl start kafka-broker-%d" % follower)
+        lagging = settled(lambda: under_replicated(describe(_bootstrap(), None)[1]), lambda found: not found,
+                          timeout=300, interval=5)
+        assert not lagging, lagging
     finally:
         admin.delete_topics([topic])
         deadline = time.monotonic() + 60
         while topic in admin.list_topics() and time.monotonic() < deadline:
             time.sleep(1)
         admin.close()
+
+
+def _write_acks_all(topic):
+    """What one acks=all write, without retries, ended with: the error, or None when it landed."""
+    producer = KafkaProducer(bootstrap_servers=_bootstrap(), acks="all", retries=0, **CLIENT)
+    try:
+        producer.send(topic, b"durability floor").get(timeout=30)
+    except KafkaError as error:
+        return error
+    finally:
+        producer.close(timeout=5)
+    return None
 
 
 @pytest.mark.scenarios("multi-broker")
