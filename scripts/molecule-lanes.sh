@@ -28,7 +28,8 @@ run_lane() {
     # Its wall time and CPU-seconds, with its containers' (on the scenario's own network), go to make
     # test's table (scripts/step-usage.py).
     network=$(sed -n 's/.*networks: \[{name: \(kafkaops-[a-z0-9-]*\).*/\1/p' "molecule/$scenario/molecule.yml" 2>/dev/null | head -n 1)
-    python3 scripts/step-usage.py run "$scenario" --within molecule --network "${network:-kafkaops-$scenario}" -- \
+    python3 scripts/step-usage.py run "$scenario" --within molecule --network "${network:-kafkaops-$scenario}" \
+      --log "$logs/molecule-$scenario.log" -- \
       molecule test -s "$scenario" 2>&1 | tee "$logs/molecule-$scenario.log" | sed -u "s/^/[$scenario] /"
     status=${PIPESTATUS[0]}
     echo "[$scenario] ended with $status after $(( $(date +%s) - started )) s"

@@ -9,7 +9,7 @@ what no step owns (the Docker engine serving `docker exec`, for one) is in the t
 
 Usage:
   python3 scripts/step-usage.py begin
-  python3 scripts/step-usage.py run STEP [--within PARENT] [--network NETWORK] -- COMMAND...
+  python3 scripts/step-usage.py run STEP [--within PARENT] [--network NETWORK] [--log LOG] -- COMMAND...
   python3 scripts/step-usage.py table [--budget-minutes N] [--markdown FILE]
 
 The ledger is .cache/logs/step-usage.jsonl; `begin` starts a new one.
@@ -19,6 +19,7 @@ import argparse
 import glob
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -97,8 +98,39 @@ def containers_on(network):
     return listing.stdout.split()
 
 
-def run(step, within, network, command):
+ACTION = re.compile(r"\u279c (\w+): Executing")
+
+
+class ActionLog:
+    """Which Molecule action (create, converge, verify, ...) a scenario's log says is running, read as it grows."""
+
+    def __init__(self, path):
+        self.path = path
+        self.offset = 0
+        self.current = "start"
+
+    def read(self):
+        if not self.path or not os.path.exists(self.path):
+            return self.current
+        if os.path.getsize(self.path) < self.offset:
+            # Started again (tee truncates the log): read from the top.
+            self.offset = 0
+        with open(self.path, encoding="utf-8", errors="replace") as log:
+            log.seek(self.offset)
+            text = log.read()
+            self.offset = log.tell()
+        found = ACTION.findall(text)
+        if found:
+            self.current = found[-1]
+        return self.current
+
+
+def run(step, within, network, command, log_path=""):
     folder = step_cgroup(step)
+    actions = ActionLog(log_path)
+    # CPU-seconds and wall seconds per Molecule action, each sample's growth charged to the action running
+    # at its start.
+    phases, last = {}, None
 
     def enter_cgroup():
         if folder:
@@ -117,6 +149,13 @@ def run(step, within, network, command):
                 seconds = cgroup_usage_seconds(container_folder) if container_folder else None
                 if seconds is not None:
                     container_seconds[container_id] = max(seconds, container_seconds.get(container_id, 0.0))
+        if folder and log_path:
+            sample = (time.time(), (cgroup_usage_seconds(folder) or 0.0) + sum(container_seconds.values()))
+            if last is not None:
+                phase = phases.setdefault(last[2], [0.0, 0.0])
+                phase[0] += sample[0] - last[0]
+                phase[1] += sample[1] - last[1]
+            last = sample + (actions.read(),)
         try:
             process.wait(timeout=SAMPLE_SECONDS)
         except subprocess.TimeoutExpired:
@@ -140,7 +179,9 @@ def run(step, within, network, command):
            "process_cpu_seconds": round(own_seconds, 1),
            "container_cpu_seconds": round(sum(container_seconds.values()), 1),
            "containers": len(container_seconds),
-           "machine_cpu_seconds": round(machine_busy_seconds() - busy_before, 1)}
+           "machine_cpu_seconds": round(machine_busy_seconds() - busy_before, 1),
+           "actions": dict((name, {"wall_seconds": round(wall, 1), "cpu_seconds": round(cpu, 1)})
+                           for name, (wall, cpu) in phases.items())}
     os.makedirs(os.path.dirname(LEDGER), exist_ok=True)
     with open(LEDGER, "a", encoding="utf-8") as ledger:
         ledger.write(json.dumps(row) + "\n")
@@ -173,6 +214,18 @@ def table_lines(start, steps, now, busy_now, budget_minutes=None):
         lines.append("| %s | %.1f | %.0f | %.0f | %.0f | %s |" % (
             name, row["wall_seconds"] / 60, row["process_cpu_seconds"], row["container_cpu_seconds"], both,
             "ok" if row["status"] == 0 else "exit %s" % row["status"]))
+    scenarios = [row for row in steps if row.get("actions")]
+    if scenarios:
+        names = ["create", "converge", "idempotence", "side_effect", "verify", "destroy"]
+        lines += ["", "| scenario: wall min / CPU-s per Molecule action | " + " | ".join(names) + " |",
+                  "|---|" + "---|" * len(names)]
+        for row in scenarios:
+            cells = []
+            for name in names:
+                action = row["actions"].get(name)
+                cells.append("%.1f / %.0f" % (action["wall_seconds"] / 60, action["cpu_seconds"]) if action else "")
+            lines.append("| %s | %s |" % (row["step"], " | ".join(cells)))
+        lines.append("")
     if start:
         total_minutes = (now - start["begin"]) / 60
         lines.append("| whole run (machine, /proc/stat) | %.1f | | | %.0f | |" % (
@@ -192,6 +245,7 @@ def main(argv=None):
     run_parser.add_argument("step")
     run_parser.add_argument("--within", default="")
     run_parser.add_argument("--network", default="")
+    run_parser.add_argument("--log", default="", help="the scenario's Molecule log, to split its figures by action")
     table_parser = commands.add_parser("table")
     table_parser.add_argument("--budget-minutes", type=int, default=0)
     table_parser.add_argument("--markdown", default="")
@@ -204,7 +258,7 @@ def main(argv=None):
     if arguments.command == "run":
         if not command:
             parser.error("run: give the command after --")
-        return run(arguments.step, arguments.within, arguments.network, command)
+        return run(arguments.step, arguments.within, arguments.network, command, arguments.log)
     start, steps = read_ledger()
     lines = table_lines(start, steps, time.time(), machine_busy_seconds(), arguments.budget_minutes)
     print("\n".join(lines))

@@ -66,3 +66,25 @@ def test_run_records_a_step_and_its_exit_status(tmp_path, monkeypatch):
     # The child's CPU is charged to the step (its control group, or the children's times without one).
     assert row["process_cpu_seconds"] > 0
     assert json.loads((tmp_path / ".cache" / "logs" / "step-usage.jsonl").read_text().splitlines()[1])["step"] == "burn"
+
+
+def test_the_action_log_follows_molecule_as_its_log_grows_and_starts_again(tmp_path):
+    log = tmp_path / "molecule-x.log"
+    actions = step_usage.ActionLog(str(log))
+    assert actions.read() == "start"
+    log.write_text("INFO     x \u279c create: Executing\nTASK [a]\n")
+    assert actions.read() == "create"
+    with log.open("a") as more:
+        more.write("INFO     x \u279c create: Executed: Successful\nINFO     x \u279c converge: Executing\n")
+    assert actions.read() == "converge"
+    log.write_text("INFO     x \u279c destroy: Executing\n")
+    assert actions.read() == "destroy"
+
+
+def test_the_table_splits_a_scenario_by_molecule_action():
+    row = dict(_row("kraft", within="molecule"), actions={
+        "converge": {"wall_seconds": 90, "cpu_seconds": 120.4}, "verify": {"wall_seconds": 30, "cpu_seconds": 50}})
+    lines = step_usage.table_lines(None, [row], 0, 0)
+    header = lines.index("| scenario: wall min / CPU-s per Molecule action | create | converge | idempotence | "
+                         "side_effect | verify | destroy |")
+    assert lines[header + 2] == "| kraft |  | 1.5 / 120 |  |  | 0.5 / 50 |  |"
