@@ -36,9 +36,10 @@ $(VENV)/.installed: requirements.txt requirements-verify.txt requirements-dev.tx
 venv: $(VENV)/.installed
 
 # The repository is the collection; Ansible finds it as ansible_collections/kafkaops/cluster.
+# Left alone when it is right already: make test's lints run while scenarios resolve the collection through it.
 collection:
 	@mkdir -p $(dir $(COLLECTION_LINK))
-	@ln -sfn ../../../.. $(COLLECTION_LINK)
+	@[ "$$(readlink $(COLLECTION_LINK))" = ../../../.. ] || ln -sfn ../../../.. $(COLLECTION_LINK)
 
 engine:
 	bash scripts/ensure-docker.sh
@@ -126,7 +127,7 @@ sanity: $(SANITY_VENV)/.installed
 	rm -rf $(SANITY_ROOT)
 
 unit: venv archive
-	python -m pytest -q tests/unit
+	python -m pytest -q --durations=20 tests/unit
 
 # A quick loop for working on the admin modules: the integration tests (tests/integration, verify
 # included) against Kafka 4.x in KRaft mode, three combined nodes and a broker as JVMs on loopback
@@ -171,14 +172,24 @@ changelog-release: venv
 # than the budget (CI stops at 90 minutes; 40 leaves room for machines 1.5 to 2 times slower).
 STEP := python3 scripts/step-usage.py
 TEST_BUDGET_MINUTES := 40
+# The lints and unit tests need no container: they run beside the scenarios, which leave the cores partly
+# idle while they wait on Kafka, with their output in .cache/logs/lint-and-unit.log (its end printed after
+# the lanes when they failed).
+CHECKS_LOG := .cache/logs/lint-and-unit.log
 test:
 	@$(STEP) begin
 	$(STEP) run prerequisites -- $(MAKE) --no-print-directory prerequisites
-	$(STEP) run lint -- $(MAKE) --no-print-directory lint
-	$(STEP) run unit -- $(MAKE) --no-print-directory unit
 	$(STEP) run artifact -- $(MAKE) --no-print-directory artifact
-	$(STEP) run molecule -- $(RUN_LANES) || { $(STEP) table; exit 1; }
-	@$(STEP) table --budget-minutes $(TEST_BUDGET_MINUTES) --markdown .cache/logs/step-usage.md
+	@mkdir -p $(dir $(CHECKS_LOG))
+	@( $(STEP) run lint-and-unit -- $(MAKE) --no-print-directory lint unit > $(CHECKS_LOG) 2>&1; \
+	   echo $$? > $(CHECKS_LOG).status ) & \
+	  echo "lints, sanity and unit tests started beside the scenarios (log: $(CHECKS_LOG))"; \
+	  $(STEP) run molecule -- $(RUN_LANES) && lanes=0 || lanes=$$?; \
+	  wait; checks=$$(cat $(CHECKS_LOG).status); \
+	  if [ "$$checks" -ne 0 ]; then echo "=== lints, sanity or unit tests failed (end of $(CHECKS_LOG)) ==="; \
+	    tail -n 60 $(CHECKS_LOG); else grep -E '^[0-9]+ passed' $(CHECKS_LOG) | tail -n 1 || true; fi; \
+	  $(STEP) table --budget-minutes $(TEST_BUDGET_MINUTES) --markdown .cache/logs/step-usage.md; \
+	  [ "$$lanes" -eq 0 ] && [ "$$checks" -eq 0 ]
 	@echo "make test: all passed"
 
 clean:

@@ -52,7 +52,7 @@ def cgroup_usage_seconds(folder):
     if os.path.exists(stat):
         with open(stat, encoding="ascii") as handle:
             for line in handle:
-                key, _, value = line.partition(" ")
+                key, unused, value = line.partition(" ")
                 if key == "usage_usec":
                     return int(value) / 1e6
     return None
@@ -163,11 +163,14 @@ def run(step, within, network, command, log_path=""):
     if folder:
         own_seconds = cgroup_usage_seconds(folder)
         # A task that just exited can keep the group busy for a moment.
-        for _ in range(20):
+        deadline = time.monotonic() + 2
+        while True:
             try:
                 os.rmdir(folder)
                 break
             except OSError:
+                if time.monotonic() > deadline:
+                    break
                 time.sleep(0.1)
     else:
         # Without a control group, the children this process waited for (daemons it did not wait for are missed).

@@ -78,13 +78,13 @@ def kafka_inventory_drift(cluster, inventory_ids, new_brokers="allowed", leaving
         else:
             where = "registered nowhere (down), still named as a replica"
         if broker_id in holding:
-            where += ", holding replicas of %d partition(s) such as %s" % (len(holding[broker_id]),
-                                                                         holding[broker_id][0])
+            where += ", holding replicas of %d partition(s) such as %s" % (
+                len(holding[broker_id]), holding[broker_id][0])
         missing.append(dict(id=broker_id, where=where))
-        problems.append("broker %d (%s) is not in the inventory's kafka_broker group; %s would leave it out. Add its "
-                        "host to kafka_broker (with kafka_broker_id: %d), or take it out of the cluster first "
-                        "(kafkaops.cluster.decommission -e broker_ids=%d)" % (broker_id, where, playbook, broker_id,
-                                                                             broker_id))
+        problems.append(
+            "broker %d (%s) is not in the inventory's kafka_broker group; %s would leave it out. Add its host to "
+            "kafka_broker (with kafka_broker_id: %d), or take it out of the cluster first "
+            "(kafkaops.cluster.decommission -e broker_ids=%d)" % (broker_id, where, playbook, broker_id, broker_id))
     unknown = [dict(id=broker_id, host=owners[broker_id]) for broker_id in sorted(set(owners) - known)]
     if new_brokers == "refused":
         for item in unknown:

@@ -126,8 +126,8 @@ def test_check_mode_validates_and_predicts_then_the_run_changes_then_nothing_is_
 def test_a_broker_level_reads_only_that_brokers_own_dynamic_settings():
     brokers = FakeBrokers(broker_one={"log.cleaner.threads": "3"})
     # min.insync.replicas is static on the broker: not its dynamic setting, so it is set.
-    inputs = check_broker_config_inputs({"broker": "1", "config": {"min.insync.replicas": 2,
-                                                                    "log.cleaner.threads": None}})
+    inputs = check_broker_config_inputs(
+        {"broker": "1", "config": {"min.insync.replicas": 2, "log.cleaner.threads": None}})
     module = _module()
     run_broker_config(module, brokers, inputs)
     assert module.result["changes"] == {"log.cleaner.threads": None, "min.insync.replicas": "2"}
