@@ -99,6 +99,8 @@ def containers_on(network):
 
 
 ACTION = re.compile(r"\u279c (\w+): Executing")
+# Molecule colours the scenario and action names.
+ESCAPES = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
 class ActionLog:
@@ -119,7 +121,7 @@ class ActionLog:
             log.seek(self.offset)
             text = log.read()
             self.offset = log.tell()
-        found = ACTION.findall(text)
+        found = ACTION.findall(ESCAPES.sub("", text))
         if found:
             self.current = found[-1]
         return self.current

@@ -103,8 +103,10 @@ def broker_config_changes(current, wanted):
     return dict(operations=operations, before=before, after=after, changed=bool(operations))
 
 
-def _send(client, request):
-    return client._manager.run(client._manager.send, request)  # pylint: disable=protected-access
+def _send(client, request, resource_name):
+    """Send to any broker for the cluster-wide default; a broker's own settings only that broker serves."""
+    node_id = int(resource_name) if resource_name else None
+    return client._manager.run(client._manager.send, request, node_id)  # pylint: disable=protected-access
 
 
 def read_dynamic_configs(client, level, resource_name):
@@ -112,7 +114,7 @@ def read_dynamic_configs(client, level, resource_name):
     # Version 1 and later say where each value comes from.
     request = DescribeConfigsRequest(resources=[(ConfigResourceType.BROKER.value, resource_name, None)],
                                      include_synonyms=False, min_version=1)
-    response = _send(client, request)
+    response = _send(client, request, resource_name)
     wanted_source = DYNAMIC_SOURCE[level]
     configs = {}
     for result in response.results:
@@ -135,7 +137,7 @@ def alter_dynamic_configs(client, resource_name, operations, validate_only):
     entries = [(key, operation, value) for key, (operation, value) in sorted(operations.items())]
     request = IncrementalAlterConfigsRequest(
         resources=[(ConfigResourceType.BROKER.value, resource_name, entries)], validate_only=validate_only)
-    response = _send(client, request)
+    response = _send(client, request, resource_name)
     for result in response.responses:
         if result.error_code:
             keys = sorted(operations)
@@ -157,9 +159,10 @@ def run_broker_config(module, client, inputs):
         raise KafkaAdminError("config.%s: a sensitive setting cannot be read back and compared; this module "
                               "does not manage it" % sensitive[0], field="config.%s" % sensitive[0])
     changes = broker_config_changes(current, inputs["config"])
+    if changes["operations"]:
+        # A refusal leaves the result as unchanged.
+        alter_dynamic_configs(client, inputs["resource_name"], changes["operations"], validate_only=module.check_mode)
     module.result.update(changed=changes["changed"], broker=inputs["broker"],
                          changes=dict((key, changes["after"][key]) for key in changes["after"]))
     if module.diff:
         module.result["diff"] = dict(before=changes["before"], after=changes["after"])
-    if changes["operations"]:
-        alter_dynamic_configs(client, inputs["resource_name"], changes["operations"], validate_only=module.check_mode)

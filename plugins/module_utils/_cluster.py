@@ -65,7 +65,8 @@ def read_brokers(client):
 
 
 def read_quorum(client):
-    """(mode, quorum): ("zookeeper", None), or ("kraft", the metadata quorum as DescribeQuorum tells it).
+    """(mode, quorum): ("zookeeper", None), or ("kraft", the metadata quorum as DescribeQuorum tells it), or
+    ("mixed", None) while a migration has brokers in both modes.
 
     The quorum: leader_id, leader_epoch, high_watermark, and voters and observers, each a list of
     {id, log_end_offset, lag, last_caught_up_timestamp} sorted by id, where lag is how many records of
@@ -73,7 +74,14 @@ def read_quorum(client):
     """
     if DESCRIBE_QUORUM_API_KEY not in advertised_api_keys(client):
         return "zookeeper", None
-    described = client.describe_metadata_quorum()
+    try:
+        described = client.describe_metadata_quorum()
+    except Exception as error:  # pylint: disable=broad-except
+        # Part-way through the ZooKeeper-to-KRaft migration some brokers run in each mode: the one the
+        # request went to is still a ZooKeeper-mode broker, which does not serve DescribeQuorum.
+        if type(error).__name__ != "IncompatibleBrokerVersion":
+            raise
+        return "mixed", None
     partition = described["topics"][0]["partitions"][0]
     if partition.get("error"):
         raise KafkaAdminError("describing the metadata quorum failed: %s" % partition["error"])

@@ -156,7 +156,10 @@ controller_id:
   type: int
   sample: 2
 mode:
-  description: C(kraft) when the brokers answer DescribeQuorum (they advertise it in ApiVersions), else C(zookeeper).
+  description:
+    - C(kraft) when the brokers answer DescribeQuorum (they advertise it in ApiVersions), else C(zookeeper).
+    - C(mixed) part-way through a ZooKeeper-to-KRaft migration, when a broker that advertised it sent the request
+      on to one that does not serve it (some brokers still in ZooKeeper mode); RV(quorum) is then null.
   returned: always
   type: str
   sample: kraft

@@ -72,7 +72,7 @@ def test_the_action_log_follows_molecule_as_its_log_grows_and_starts_again(tmp_p
     log = tmp_path / "molecule-x.log"
     actions = step_usage.ActionLog(str(log))
     assert actions.read() == "start"
-    log.write_text("INFO     x \u279c create: Executing\nTASK [a]\n")
+    log.write_text("INFO     \x1b[32mx\x1b[0m \u279c \x1b[33mcreate\x1b[0m: Executing\nTASK [a]\n")
     assert actions.read() == "create"
     with log.open("a") as more:
         more.write("INFO     x \u279c create: Executed: Successful\nINFO     x \u279c converge: Executing\n")

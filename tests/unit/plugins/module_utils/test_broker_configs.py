@@ -32,9 +32,12 @@ class FakeBrokers:
     def _manager(self):
         return SimpleNamespace(run=lambda function, *arguments: function(*arguments), send=self._send)
 
-    def _send(self, request):
+    def _send(self, request, node_id=None):
         name = type(request).__name__
         self.requests.append(request)
+        # As Kafka answers: a broker's own settings only from that broker.
+        [(unused, resource_name, unused)] = request.resources
+        assert node_id == (int(resource_name) if resource_name else None)
         if name.startswith("DescribeConfigs"):
             [(resource_type, resource_name, unused)] = request.resources
             assert resource_type == 4
@@ -138,8 +141,10 @@ def test_a_refusal_names_the_setting_and_changes_nothing():
     brokers = FakeBrokers(refuse={"broker.id": "Cannot update these configs dynamically: Set(broker.id)"})
     inputs = check_broker_config_inputs({"broker": "default", "config": {"broker.id": 7}})
     for check_mode in (True, False):
+        module = _module(check_mode=check_mode)
         with pytest.raises(KafkaAdminError) as refused:
-            run_broker_config(_module(check_mode=check_mode), brokers, inputs)
+            run_broker_config(module, brokers, inputs)
+        assert not module.result.get("changed")
         assert refused.value.field == "config.broker.id"
         assert "Cannot update these configs dynamically" in str(refused.value)
     assert brokers.levels[""] == {}

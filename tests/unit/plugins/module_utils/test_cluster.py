@@ -69,6 +69,21 @@ def test_a_quorum_that_cannot_be_described_fails_with_the_reason(run_module, clu
     assert result["failed"] and "describing the metadata quorum failed: NotLeaderOrFollowerError" in result["msg"]
 
 
+def test_a_cluster_part_way_through_the_migration_is_read_as_mixed(run_module, cluster, monkeypatch):
+    """A KRaft broker advertised DescribeQuorum, the request reached a ZooKeeper-mode one: the rest is still read."""
+    from kafka.errors import IncompatibleBrokerVersion
+
+    def refuse(client):
+        raise IncompatibleBrokerVersion("Kafka broker does not support the 'DescribeQuorumRequest' Kafka protocol.")
+
+    cluster.quorum = dict(topics=[], nodes=[])
+    monkeypatch.setattr(cluster.client_class, "describe_metadata_quorum", refuse)
+    result = run_module(kafka_cluster_info.main, SERVERS, cluster)
+    assert not result.get("failed"), result
+    assert (result["mode"], result["quorum"]) == ("mixed", None)
+    assert [broker["id"] for broker in result["brokers"]] == sorted(cluster.brokers)
+
+
 def test_configs_and_sizes_are_read_when_asked(run_module, cluster):
     result = run_module(kafka_cluster_info.main, dict(SERVERS, topics=["orders"], include_configs=True,
                                                       include_sizes=True), cluster)
