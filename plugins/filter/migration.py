@@ -327,6 +327,32 @@ def kafka_upgrade_check(brokers, controllers, targets, pinned_protocol=""):
     return problems
 
 
+def kafka_migration_wait_failure(seen, migration_path, ids_path, rolled_ids, timeout):
+    """What the wait for the metadata copy saw last, as a sentence, when it ended without the copy.
+
+    seen: the last zookeeper_znode result's znodes ({path: {exists, value, children}}); rolled_ids: the
+    broker ids this run rolled into migration mode (the inventory's). The controllers copy the metadata
+    only once every broker registered in ZooKeeper runs in migration mode, so the brokers registered and
+    not rolled are named: they are what the controllers wait for.
+    """
+    migration = (seen or {}).get(migration_path) or {}
+    offset = (migration.get("value") or {}).get("kraft_metadata_offset") if migration.get("exists") else None
+    registered = sorted(int(child) for child in ((seen or {}).get(ids_path) or {}).get("children") or [])
+    rolled = sorted(set(int(broker) for broker in rolled_ids or []))
+    waiting = [broker for broker in registered if broker not in rolled]
+    sentence = ("after %s s, %s still held kraft_metadata_offset %s (the controllers write the offset they copied up "
+                "to once every broker registered in ZooKeeper runs in migration mode). Registered in ZooKeeper: "
+                "brokers %s; rolled into migration mode by this run: %s"
+                % (timeout, migration_path, "(no znode)" if offset is None else offset,
+                   ", ".join(str(broker) for broker in registered) or "none",
+                   ", ".join(str(broker) for broker in rolled) or "none"))
+    if waiting:
+        sentence += (". The controllers are waiting for broker(s) %s, which the inventory lacks: add their hosts to "
+                     "kafka_broker and run this phase again, or stop them and let their registration expire"
+                     % ", ".join(str(broker) for broker in waiting))
+    return sentence
+
+
 class FilterModule(object):
     def filters(self):
         return {
@@ -336,4 +362,5 @@ class FilterModule(object):
             "kafka_migration_plan": kafka_migration_plan,
             "kafka_migration_precheck": kafka_migration_precheck,
             "kafka_upgrade_check": kafka_upgrade_check,
+            "kafka_migration_wait_failure": kafka_migration_wait_failure,
         }

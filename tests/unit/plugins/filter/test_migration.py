@@ -260,3 +260,26 @@ def test_a_node_still_to_restart_is_not_done(broker_modes, pending, controller_k
     quorum[0]["restart_pending"] = pending_controller
     state = kafka_migration_state(nodes, quorum, MIGRATED, ZK_ID)
     assert (state["completed"], state["in_progress"]) == (completed, in_progress)
+
+
+def test_a_metadata_wait_that_never_ends_names_the_brokers_the_controllers_wait_for():
+    from ansible_collections.kafkaops.cluster.plugins.filter.migration import kafka_migration_wait_failure
+
+    # As after the demo: broker 4 registered in ZooKeeper, the inventory's kafka_broker group without it.
+    seen = {"/kafka/migration": {"exists": True, "value": {"kraft_metadata_offset": -1}},
+            "/kafka/brokers/ids": {"exists": True, "children": ["4", "1", "3", "2"]}}
+    sentence = kafka_migration_wait_failure(seen, "/kafka/migration", "/kafka/brokers/ids", [3, 1, 2], 600)
+    assert sentence.startswith("after 600 s, /kafka/migration still held kraft_metadata_offset -1 (the controllers")
+    assert "Registered in ZooKeeper: brokers 1, 2, 3, 4; rolled into migration mode by this run: 1, 2, 3" in sentence
+    assert sentence.endswith("The controllers are waiting for broker(s) 4, which the inventory lacks: add their hosts "
+                             "to kafka_broker and run this phase again, or stop them and let their registration expire")
+
+
+def test_a_metadata_wait_without_a_missing_broker_says_what_it_saw_and_no_more():
+    from ansible_collections.kafkaops.cluster.plugins.filter.migration import kafka_migration_wait_failure
+
+    sentence = kafka_migration_wait_failure({"/migration": {"exists": False}, "/brokers/ids": {"children": ["1"]}},
+                                            "/migration", "/brokers/ids", [1], 30)
+    assert sentence == ("after 30 s, /migration still held kraft_metadata_offset (no znode) (the controllers write the "
+                        "offset they copied up to once every broker registered in ZooKeeper runs in migration mode). "
+                        "Registered in ZooKeeper: brokers 1; rolled into migration mode by this run: 1")

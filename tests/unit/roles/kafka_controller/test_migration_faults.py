@@ -60,3 +60,15 @@ def test_without_a_fault_the_failure_says_so(tmp_path):
     assert code != 0
     assert "No controller logged a migration fault." in output, output
     assert "broker 1 is not back in the ISRs" in output
+
+
+def test_the_failure_names_the_phase_and_the_commands_to_go_on_or_back(tmp_path):
+    code, output = _run(tmp_path, {"c1": "INFO all well\n"})
+    assert code != 0
+    message = " ".join(output.split())
+    inventory = "-i %s" % (tmp_path / "inventory.ini")
+    assert "The migration stopped in its phase brokers_migration; the phases before it are done." in message, message
+    assert ("run the same command again, which resumes there: ansible-playbook %s kafkaops.cluster.migrate_to_kraft "
+            "-e phase=brokers_kraft." % inventory) in message, message
+    assert ("To go back to ZooKeeper mode instead: ansible-playbook %s kafkaops.cluster.migrate_to_kraft "
+            "-e phase=rollback." % inventory) in message, message
