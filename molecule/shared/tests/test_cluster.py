@@ -178,7 +178,8 @@ def test_a_topic_without_its_own_min_insync_replicas_takes_the_inventorys_and_re
         admin.create_topics([NewTopic(topic, num_partitions=1, replication_factor=floor)])
         admin.wait_for_topics([topic], timeout_ms=60000)
         described = admin.describe_configs([ConfigResource(ConfigResourceType.TOPIC, topic)], config_filter="all")
-        effective = described["topic"][topic]["min.insync.replicas"]
+        # Some brokers (seen on multi-broker's Kafka 3.9 after its upgrade) leave out a value at Kafka's default, 1.
+        effective = described["topic"][topic].get("min.insync.replicas", {"value": "1"})
         assert int(effective["value"]) == floor, effective
         if floor < 2:
             assert _write_acks_all(topic) is None
