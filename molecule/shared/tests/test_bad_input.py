@@ -89,13 +89,18 @@ CLUSTER_NODES = ["kafka-a", "kafka-b", "kafka-c"]
 
 
 def _run_site_at_once(settings, environment=None):
-    """Starts site.yml once per entry of settings (extra vars) at the same time; returns (exit code,
-    output with whitespace folded) per entry, in order. Output goes to files: a pipe left unread
-    while another run is awaited would stall its run."""
+    """Starts site.yml once per entry of settings (extra vars) at the same time (_run_at_once)."""
+    return _run_at_once([("kafkaops.cluster.site", extra_vars) for extra_vars in settings], environment)
+
+
+def _run_at_once(playbooks, environment=None):
+    """Starts each (playbook, extra vars) of playbooks at the same time; returns (exit code, output with
+    whitespace folded) per entry, in order. Output goes to files: a pipe left unread while another run
+    is awaited would stall its run."""
     runs = []
-    for extra_vars in settings:
+    for playbook, extra_vars in playbooks:
         output = tempfile.TemporaryFile(mode="w+")
-        command = ["ansible-playbook", "-i", INVENTORY, "kafkaops.cluster.site", "-e", json.dumps(extra_vars)]
+        command = ["ansible-playbook", "-i", INVENTORY, playbook, "-e", json.dumps(extra_vars)]
         runs.append((subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, text=True, env=environment),
                      output))
     outcomes = []
@@ -241,17 +246,7 @@ DRIFT_RUNS = [
 def drift_refusals():
     """(state before, one (exit code, output) per playbook of DRIFT_RUNS, state after)."""
     before = _drift_snapshot()
-    runs = []
-    for playbook, extra_vars, _name in DRIFT_RUNS:
-        output = tempfile.TemporaryFile(mode="w+")
-        command = ["ansible-playbook", "-i", INVENTORY, playbook, "-e", json.dumps(extra_vars)]
-        runs.append((subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, text=True), output))
-    outcomes = []
-    for process, output in runs:
-        code = process.wait(timeout=600)
-        output.seek(0)
-        outcomes.append((code, " ".join(output.read().split())))
-        output.close()
+    outcomes = _run_at_once([(playbook, extra_vars) for playbook, extra_vars, _name in DRIFT_RUNS])
     return before, outcomes, _drift_snapshot()
 
 

@@ -14,10 +14,10 @@ import testinfra
 import testinfra.utils.ansible_runner
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.admin import ConfigResource, ConfigResourceType, KafkaAdminClient, NewTopic
-from kafka.errors import KafkaError, NotEnoughReplicasError
+from kafka.errors import NotEnoughReplicasError
 from kazoo.client import KazooClient
 from live_cluster import (broker_instances, client_settings, describe, expected_broker_ids, host_address,
-                          instance_addresses, settled, under_replicated)
+                          instance_addresses, settled, under_replicated, write_refused)
 
 RUNNER = testinfra.utils.ansible_runner.AnsibleRunner(os.environ["MOLECULE_INVENTORY_FILE"])
 ZOOKEEPER_HOSTS = RUNNER.get_hosts("zookeeper")
@@ -156,12 +156,17 @@ def test_topic_on_every_broker_takes_acks_all_records_and_returns_them():
             assert len(partition["replica_nodes"]) == broker_count
             assert sorted(partition["isr_nodes"]) == sorted(partition["replica_nodes"])
     finally:
-        admin.delete_topics([topic])
-        # The checks that follow read the whole cluster: wait until the topic is gone, not only marked.
-        deadline = time.monotonic() + 60
-        while topic in admin.list_topics() and time.monotonic() < deadline:
-            time.sleep(1)
-        admin.close()
+        _delete_and_close(admin, topic)
+
+
+def _delete_and_close(admin, topic):
+    """Delete a check's topic and wait until it is gone, not only marked: the checks that follow read the
+    whole cluster. Then close the client."""
+    admin.delete_topics([topic])
+    deadline = time.monotonic() + 60
+    while topic in admin.list_topics() and time.monotonic() < deadline:
+        time.sleep(1)
+    admin.close()
 
 
 def test_a_topic_without_its_own_min_insync_replicas_takes_the_inventorys_and_refuses_writes_below_it():
@@ -204,23 +209,12 @@ def test_a_topic_without_its_own_min_insync_replicas_takes_the_inventorys_and_re
                           timeout=300, interval=5)
         assert not lagging, lagging
     finally:
-        admin.delete_topics([topic])
-        deadline = time.monotonic() + 60
-        while topic in admin.list_topics() and time.monotonic() < deadline:
-            time.sleep(1)
-        admin.close()
+        _delete_and_close(admin, topic)
 
 
 def _write_acks_all(topic):
     """What one acks=all write, without retries, ended with: the error, or None when it landed."""
-    producer = KafkaProducer(bootstrap_servers=_bootstrap(), acks="all", retries=0, **CLIENT)
-    try:
-        producer.send(topic, b"durability floor").get(timeout=30)
-    except KafkaError as error:
-        return error
-    finally:
-        producer.close(timeout=5)
-    return None
+    return write_refused(dict(CLIENT, bootstrap_servers=_bootstrap(), retries=0), topic)
 
 
 @pytest.mark.scenarios("multi-broker")
