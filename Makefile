@@ -33,7 +33,14 @@ $(VENV)/.installed: requirements.txt requirements-verify.txt requirements-dev.tx
 	$(BIN)/pip install -q -r requirements-dev.txt
 	touch $@
 
-venv: $(VENV)/.installed
+# The test venv's Python reuses the bytecode of the modules Ansible runs on this machine, as the test
+# image's does (images/systemd-java/kafkaops_bytecode_cache.py).
+$(VENV)/.bytecode-cache: images/systemd-java/kafkaops_bytecode_cache.py $(VENV)/.installed
+	site=$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])') && \
+	  cp $< $$site/ && echo "import kafkaops_bytecode_cache" > $$site/kafkaops-bytecode-cache.pth
+	touch $@
+
+venv: $(VENV)/.installed $(VENV)/.bytecode-cache
 
 # The repository is the collection; Ansible finds it as ansible_collections/kafkaops/cluster.
 # Left alone when it is right already: make test's lints run while scenarios resolve the collection through it.
@@ -94,7 +101,7 @@ demo: prerequisites
 	@echo "Cluster report (open it in a browser): $(DEMO_DIR)/cluster-report.html"
 
 lint: venv collection
-	ruff check plugins tests bench scripts roles/kafka_verify/files molecule
+	ruff check plugins tests bench scripts roles/kafka_verify/files molecule images
 	ansible-lint --profile production
 	antsibull-changelog lint
 	@# Run from the collection's own path, where it finds the collection the way ansible-doc does.

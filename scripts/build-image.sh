@@ -11,8 +11,8 @@ base_image=kafkaops/debian-base:bookworm
 cache_dir=${KAFKAOPS_CACHE:-$HOME/.cache/kafkaops}
 top=$(cd "$(dirname "$0")/.." && pwd)
 
-# Rebuild when the Dockerfile changed since the image was built.
-dockerfile_sha=$(sha256sum "$top/images/systemd-java/Dockerfile" | cut -c1-16)
+# Rebuild when the Dockerfile or a file it copies changed since the image was built.
+dockerfile_sha=$(cat "$top"/images/systemd-java/* | sha256sum | cut -c1-16)
 built_sha=$(docker image inspect -f '{{ index .Config.Labels "kafkaops.dockerfile-sha" }}' "$image" 2>/dev/null || true)
 if [ "$built_sha" = "$dockerfile_sha" ]; then
   exit 0

@@ -62,7 +62,8 @@ def test_no_leader_is_never_ready():
 
 def test_the_command_and_a_failure_s_root_cause():
     assert describe_command("/usr/bin/java", "/opt/k/libs/*", ["a:9093", "b:9093"], "/tmp/c.properties") == [
-        "/usr/bin/java", "-Xmx128m", "-cp", "/opt/k/libs/*", "org.apache.kafka.tools.MetadataQuorumCommand",
+        "/usr/bin/java", "-Xmx128m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", "/opt/k/libs/*",
+        "org.apache.kafka.tools.MetadataQuorumCommand",
         "--bootstrap-controller", "a:9093,b:9093", "--command-config", "/tmp/c.properties", "describe", "--replication"]
     failure = ("java.util.concurrent.ExecutionException: org.apache.kafka.common.errors.TimeoutException: x\n"
                "\tat org.apache.kafka.tools.MetadataQuorumCommand.main(MetadataQuorumCommand.java:76)\n"
