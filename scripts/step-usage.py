@@ -11,6 +11,7 @@ Usage:
   python3 scripts/step-usage.py begin
   python3 scripts/step-usage.py run STEP [--within PARENT] [--network NETWORK] [--log LOG] -- COMMAND...
   python3 scripts/step-usage.py table [--budget-minutes N] [--markdown FILE]
+  python3 scripts/step-usage.py container-cpu CONTAINER_ID     (its CPU-seconds so far, for bench/)
 
 The ledger is .cache/logs/step-usage.jsonl; `begin` starts a new one.
 """
@@ -254,6 +255,8 @@ def main(argv=None):
     table_parser = commands.add_parser("table")
     table_parser.add_argument("--budget-minutes", type=int, default=0)
     table_parser.add_argument("--markdown", default="")
+    container_parser = commands.add_parser("container-cpu")
+    container_parser.add_argument("container_id")
     argv = sys.argv[1:] if argv is None else list(argv)
     command = argv[argv.index("--") + 1:] if "--" in argv else []
     arguments = parser.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
@@ -264,6 +267,14 @@ def main(argv=None):
         if not command:
             parser.error("run: give the command after --")
         return run(arguments.step, arguments.within, arguments.network, command, arguments.log)
+    if arguments.command == "container-cpu":
+        folder = container_cgroup(arguments.container_id)
+        seconds = cgroup_usage_seconds(folder) if folder else None
+        if seconds is None:
+            print("no control group accounts the CPU of container %s" % arguments.container_id, file=sys.stderr)
+            return 1
+        print("%.6f" % seconds)
+        return 0
     start, steps = read_ledger()
     lines = table_lines(start, steps, time.time(), machine_busy_seconds(), arguments.budget_minutes)
     print("\n".join(lines))

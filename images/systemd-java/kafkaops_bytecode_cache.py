@@ -12,22 +12,29 @@ depends on it.
 
 import marshal
 import os
+import stat
 import sys
 import zipimport
 
 FOLDER = "/var/tmp/kafkaops-bytecode-%d" % os.getuid()
 
 
+# Whether FOLDER may be used, found out once per process, at the first zip Ansible sends.
+_CHECKED = {}
+
+
 def _private_folder():
     """The cache folder, made if missing; None unless it is this user's alone."""
-    try:
-        os.makedirs(FOLDER, mode=0o700, exist_ok=True)
-        status = os.lstat(FOLDER)
-    except OSError:
-        return None
-    if status.st_uid != os.getuid() or status.st_mode & 0o077 or not os.path.isdir(FOLDER):
-        return None
-    return FOLDER
+    if FOLDER not in _CHECKED:
+        try:
+            os.makedirs(FOLDER, mode=0o700, exist_ok=True)
+            status = os.lstat(FOLDER)
+            private = (stat.S_ISDIR(status.st_mode) and status.st_uid == os.getuid()
+                       and not status.st_mode & 0o077)
+        except OSError:
+            private = False
+        _CHECKED[FOLDER] = FOLDER if private else None
+    return _CHECKED[FOLDER]
 
 
 def _named(code, filename):

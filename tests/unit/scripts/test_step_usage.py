@@ -88,3 +88,8 @@ def test_the_table_splits_a_scenario_by_molecule_action():
     header = lines.index("| scenario: wall min / CPU-s per Molecule action | create | converge | idempotence | "
                          "side_effect | verify | destroy |")
     assert lines[header + 2] == "| kraft |  | 1.5 / 120 |  |  | 0.5 / 50 |  |"
+
+
+def test_container_cpu_names_a_container_no_control_group_accounts(capsys):
+    assert step_usage.main(["container-cpu", "0" * 64]) == 1
+    assert "no control group accounts the CPU of container " + "0" * 64 in capsys.readouterr().err
