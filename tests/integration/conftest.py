@@ -9,6 +9,7 @@ as the collection's admin user (its inventory's password, the CA in its ephemera
 
 import json
 import os
+import select
 import subprocess
 import sys
 
@@ -110,22 +111,59 @@ class ModuleRun:
         return bool(self.result.get("changed"))
 
 
+class _AdHocRunner:
+    """One module_runner.py process for the whole session: each `ansible localhost -m ...` runs in a fork of
+    it, without importing Ansible again (see module_runner.py). Started on first use, and again if it died."""
+
+    def __init__(self):
+        self.process = None
+
+    def run(self, arguments):
+        if self.process is None or self.process.poll() is not None:
+            # The repository's ansible.cfg, not Molecule's: that one enables callbacks whose lines would mix in.
+            env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(REPOSITORY, "ansible.cfg"),
+                       ANSIBLE_LOAD_CALLBACK_PLUGINS="1", ANSIBLE_STDOUT_CALLBACK="json", ANSIBLE_NOCOLOR="1")
+            runner = os.path.join(os.path.dirname(__file__), "module_runner.py")
+            self.process = subprocess.Popen([sys.executable, runner], env=env, text=True,
+                                            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.process.stdin.write(json.dumps(arguments) + "\n")
+        self.process.stdin.flush()
+        # The runner kills a command after 600 s (rc -9 in its answer); past that, the runner itself hangs.
+        if not select.select([self.process.stdout], [], [], 660)[0]:
+            self.process.kill()
+            raise AssertionError("no answer from module_runner.py within 660 s: %s" % arguments)
+        answer = self.process.stdout.readline()
+        if not answer:
+            raise AssertionError("module_runner.py ended with %s" % self.process.wait(timeout=30))
+        return json.loads(answer)
+
+    def close(self):
+        if self.process is not None:
+            self.process.stdin.close()
+            self.process.wait(timeout=60)
+
+
+_RUNNER = _AdHocRunner()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _stop_the_module_runner():
+    yield
+    _RUNNER.close()
+
+
 def run_module(module, args, check=False, diff=False):
-    """Run kafkaops.cluster.<module> on the controller with ansible, as a playbook task would."""
-    # The repository's ansible.cfg, not Molecule's: that one enables callbacks whose lines would mix in.
-    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(REPOSITORY, "ansible.cfg"), ANSIBLE_LOAD_CALLBACK_PLUGINS="1",
-               ANSIBLE_STDOUT_CALLBACK="json", ANSIBLE_NOCOLOR="1")
-    command = ["ansible", "localhost", "-i", "localhost,", "-c", "local",
-               "-e", "ansible_python_interpreter=%s" % sys.executable,
-               "-m", "kafkaops.cluster.%s" % module, "-a", json.dumps(args)]
+    """Run kafkaops.cluster.<module> on the controller with Ansible's ad-hoc command, as a playbook task would."""
+    arguments = ["localhost", "-i", "localhost,", "-c", "local", "-e", "ansible_python_interpreter=%s" % sys.executable,
+                 "-m", "kafkaops.cluster.%s" % module, "-a", json.dumps(args)]
     if check:
-        command.append("--check")
+        arguments.append("--check")
     if diff:
-        command.append("--diff")
-    completed = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600, check=False)
-    output = completed.stdout + completed.stderr
+        arguments.append("--diff")
+    answer = _RUNNER.run(arguments)
+    output = answer["stdout"] + answer["stderr"]
     try:
-        document, unused = json.JSONDecoder().raw_decode(completed.stdout[completed.stdout.index("{"):])
+        document, unused = json.JSONDecoder().raw_decode(answer["stdout"][answer["stdout"].index("{"):])
         result = document["plays"][0]["tasks"][0]["hosts"]["localhost"]
     except (ValueError, KeyError, IndexError):
         raise AssertionError("could not read the result of %s: %s" % (module, output)) from None
