@@ -188,27 +188,55 @@ def read_topic_configs(client, topics):
     return configs
 
 
+def _asked_topics(topics):
+    if isinstance(topics, dict):
+        return dict((name, list(partitions)) for name, partitions in topics.items())
+    return list(topics) if topics else None
+
+
+def _replica_sizes(responses):
+    """(topic, partition, broker id, bytes) of every replica in DescribeLogDirs responses, future ones left out."""
+    for broker in responses:
+        for log_dir in broker.get("log_dirs", []):
+            for topic in log_dir.get("topics", []):
+                for partition in topic.get("partitions", []):
+                    if not partition.get("is_future_key"):
+                        yield topic["name"], partition["partition_index"], broker["broker"], partition["partition_size"]
+
+
 def read_partition_sizes(client, topics):
     """{topic: {partition: {broker_id: bytes}}} from DescribeLogDirs on every broker.
 
     topics: topic names, or {topic: [partitions]} when the partitions are known already (kafka-python
     otherwise describes the named topics first to learn them: one more Metadata request).
     """
-    if isinstance(topics, dict):
-        asked = dict((name, list(partitions)) for name, partitions in topics.items())
-    else:
-        asked = list(topics) if topics else None
     sizes = {}
-    for broker in client.describe_log_dirs(asked):
-        for log_dir in broker.get("log_dirs", []):
-            for topic in log_dir.get("topics", []):
-                per_partition = sizes.setdefault(topic["name"], {})
-                for partition in topic.get("partitions", []):
-                    if partition.get("is_future_key"):
-                        continue
-                    per_partition.setdefault(partition["partition_index"], {})[broker["broker"]] = \
-                        partition["partition_size"]
+    for topic, partition, broker, size in _replica_sizes(client.describe_log_dirs(_asked_topics(topics))):
+        sizes.setdefault(topic, {}).setdefault(partition, {})[broker] = size
     return sizes
+
+
+def read_disk_usage(client, topics):
+    """(sizes, disks) from one DescribeLogDirs round: sizes ``{topic: {partition: bytes of its largest
+    replica}}``, disks ``{broker_id: {"total_bytes", "used_bytes"}}`` summed over each broker's log dirs,
+    or None when a broker does not report its disks (Kafka before 3.3, KIP-827: -1)."""
+    responses = client.describe_log_dirs(_asked_topics(topics))
+    sizes = {}
+    for topic, partition, _broker, size in _replica_sizes(responses):
+        by_partition = sizes.setdefault(topic, {})
+        by_partition[partition] = max(size, by_partition.get(partition, 0))
+    disks = {}
+    for broker in responses:
+        total = used = 0
+        for log_dir in broker.get("log_dirs", []):
+            if log_dir.get("total_bytes", -1) < 0 or log_dir.get("usable_bytes", -1) < 0:
+                return sizes, None
+            total += log_dir["total_bytes"]
+            used += log_dir["total_bytes"] - log_dir["usable_bytes"]
+        if not total:
+            return sizes, None
+        disks[broker["broker"]] = {"total_bytes": total, "used_bytes": used}
+    return sizes, disks or None
 
 
 def read_throttles(client, topics, broker_ids):

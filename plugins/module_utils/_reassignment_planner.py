@@ -142,6 +142,8 @@ import heapq
 import itertools
 import json
 
+from ansible_collections.kafkaops.cluster.plugins.module_utils import _byte_balance
+
 _UNREACHED = 1 << 62
 _INT_ONLY = set([int])
 # Networks of more groups than this leave out at first the groups that can keep every replica, and
@@ -1053,7 +1055,98 @@ def _spread(counts):
     return max(counts) - min(counts) if counts else 0
 
 
-def plan_reassignment(assignment, brokers, broker_list, topics=None, replication_factor=None, rack_aware=True):
+def _check_sizes(entries, sizes):
+    """The size of every entry's partition, from ``{topic: {partition: bytes}}``."""
+    if not isinstance(sizes, dict):
+        raise PlanError("partition_sizes", "a mapping of topic to {partition: bytes}, got %r" % (sizes,))
+    found, missing = [], []
+    for topic, partition, _replicas, _wanted in entries:
+        by_partition = sizes.get(topic)
+        size = None
+        if isinstance(by_partition, dict):
+            size = by_partition.get(partition, by_partition.get(str(partition)))
+        if size is None:
+            missing.append("%s-%d" % (topic, partition))
+            found.append(0)
+        elif not _is_int(size) or size < 0:
+            raise PlanError("partition_sizes", "%s-%d: a size in bytes (an integer of at least 0), got %r"
+                            % (topic, partition, size))
+        else:
+            found.append(size)
+    if missing:
+        raise PlanError("partition_sizes", "no size for %d partitions: %s%s" % (
+            len(missing), ", ".join(missing[:10]), ", ..." if len(missing) > 10 else ""))
+    return found
+
+
+def _check_capacities(capacities, targets):
+    """{broker: (total bytes, bytes used by data outside the plan or None)} for every target, or None."""
+    if capacities is None:
+        return None
+    if not isinstance(capacities, dict):
+        raise PlanError("broker_capacities", "a mapping of broker id to its disks' total bytes, got %r"
+                        % (capacities,))
+    checked = {}
+    for key, value in capacities.items():
+        broker = _broker_id(key, "broker_capacities", "a key")
+        used = None
+        if isinstance(value, dict):
+            total, used = value.get("total_bytes"), value.get("used_bytes")
+        else:
+            total = value
+        if not _is_int(total) or total < 1:
+            raise PlanError("broker_capacities", "broker %d: total bytes must be an integer of at least 1, got %r"
+                            % (broker, total))
+        if used is not None and (not _is_int(used) or used < 0):
+            raise PlanError("broker_capacities", "broker %d: used_bytes must be an integer of at least 0, got %r"
+                            % (broker, used))
+        checked[broker] = (total, used)
+    missing = [broker for broker in targets if broker not in checked]
+    if missing:
+        raise PlanError("broker_capacities", "no capacity for target brokers %s; give every target broker one, "
+                        "or none" % ", ".join(str(broker) for broker in missing))
+    return checked
+
+
+def _bytes_placement(entries, sizes, targets, layout, capacities, max_disk_fill):
+    """Final sets and byte figures of the bytes balance (_byte_balance), within max_disk_fill of every disk."""
+    partition_sizes = _check_sizes(entries, sizes)
+    disks = _check_capacities(capacities, targets)
+    if max_disk_fill is not None and (isinstance(max_disk_fill, bool) or not isinstance(max_disk_fill, (int, float))
+                                      or not 0 < max_disk_fill <= 1):
+        raise PlanError("max_disk_fill", "a fraction of a disk, above 0 and at most 1, got %r" % (max_disk_fill,))
+    fill_limit = 0.85 if max_disk_fill is None else max_disk_fill
+    selected_before = {}
+    for index, entry in enumerate(entries):
+        for broker in entry[2]:
+            selected_before[broker] = selected_before.get(broker, 0) + partition_sizes[index]
+    weights = base = None
+    if disks is not None:
+        weights = dict((broker, disks[broker][0]) for broker in targets)
+        # What else fills a disk (other topics, other files) stays: the balance and the limit count it.
+        base = dict((broker, max(0, (disks[broker][1] or selected_before.get(broker, 0))
+                                 - selected_before.get(broker, 0))) for broker in targets)
+        wanted = sum(partition_sizes[index] * entry[3] for index, entry in enumerate(entries))
+        room = sum(int(fill_limit * disks[broker][0]) - base[broker] for broker in targets)
+        if wanted > room:
+            raise PlanError("max_disk_fill", "the selected partitions need %d bytes (their replicas), the target "
+                                             "brokers have room for %d below %.0f %% of their disks"
+                            % (wanted, room, 100 * fill_limit))
+    placed = _byte_balance.balance_bytes(entries, partition_sizes, targets, layout=layout, weights=weights, base=base)
+    if disks is not None:
+        over = [(broker, placed["bytes_after"][broker] + base[broker], disks[broker][0]) for broker in targets
+                if placed["bytes_after"][broker] + base[broker] > fill_limit * disks[broker][0]]
+        if over:
+            raise PlanError("max_disk_fill", "no plan found within %.0f %% of every disk: %s" % (
+                100 * fill_limit, "; ".join("broker %d would hold %d of %d bytes" % row for row in over)))
+    placed["fill_limit"] = fill_limit if disks is not None else None
+    placed["capacities"] = disks
+    placed["base"] = base
+    return placed
+
+
+def plan_reassignment(assignment, brokers, broker_list, topics=None, replication_factor=None, rack_aware=True,
+                      balance="replicas", sizes=None, capacities=None, max_disk_fill=None):
     """Plan a reassignment of ``topics`` onto ``broker_list``.
 
     assignment: ``{topic: {partition: [replica broker ids, leader first]}}`` (see
@@ -1063,19 +1156,30 @@ def plan_reassignment(assignment, brokers, broker_list, topics=None, replication
     topics: names (list or comma-separated string) of the topics to move; default all.
     replication_factor: new replication factor for every selected partition; default unchanged.
     rack_aware: apply the rack rule when the target brokers have racks.
+    balance: ``"replicas"`` (the replica counts, with the fewest moves: this module's docstring) or
+        ``"bytes"`` (the fill of the disks, copying as few bytes as the balance allows: _byte_balance).
+    sizes: ``{topic: {partition: bytes}}`` (a partition's largest replica), needed for ``"bytes"``.
+    capacities: ``{broker: total bytes}`` or ``{broker: {"total_bytes": ..., "used_bytes": ...}}`` for
+        every target broker (``"bytes"`` only): the brokers are then filled in proportion to their
+        disks, counting what else the disks hold (used bytes beyond the selected partitions), and no
+        broker may end above ``max_disk_fill`` (a fraction, default 0.85) of its disks.
 
     Returns a dict (the module docstring defines the terms):
 
     plan: ``{"version": 1, "partitions": [{"topic", "partition", "replicas"}, ...]}``, sorted by
         topic and partition, only the partitions whose replica list changes.
     rollback_plan: the same partitions with their current replica lists.
-    summary: ``topics``, ``partitions`` (selected), ``replicas`` (N), ``partitions_changed``,
-        ``replica_moves``, ``lower_bound``, ``counting_bound``, ``leaders_changed``, ``rack_aware``,
-        ``replicas_even`` and ``leaders_even`` (False only where racks or replica sets forbid the
-        floor/ceil split), ``replica_spread_before/after`` and ``leader_spread_before/after`` (max -
-        min over the target brokers, counting the selected topics only), and ``brokers``: one row
-        per live or current broker, ``{"broker", "rack", "live", "target", "replicas_before",
-        "replicas_after", "leaders_before", "leaders_after"}``, sorted by broker id.
+    summary: ``balance``, ``topics``, ``partitions`` (selected), ``replicas`` (N), ``partitions_changed``,
+        ``replica_moves``, ``lower_bound`` and ``counting_bound`` (``"replicas"`` only, else None),
+        ``leaders_changed``, ``rack_aware``, ``replicas_even`` and ``leaders_even`` (False only where racks
+        or replica sets forbid the floor/ceil split), ``replica_spread_before/after`` and
+        ``leader_spread_before/after`` (max - min over the target brokers, counting the selected topics
+        only), and ``brokers``: one row per live or current broker, ``{"broker", "rack", "live",
+        "target", "replicas_before", "replicas_after", "leaders_before", "leaders_after"}``, sorted by
+        broker id. With ``"bytes"`` also ``bytes_moved``, ``bytes_moved_lower_bound``,
+        ``imbalance_before`` and ``imbalance_after`` (largest fill over mean fill of the targets),
+        ``max_disk_fill`` and per broker ``bytes_before``, ``bytes_after`` (the selected partitions'),
+        ``capacity_bytes`` and ``other_bytes`` (None without capacities).
 
     Raises PlanError(field, message) for bad input; ``field`` is the argument's name.
     """
@@ -1085,6 +1189,10 @@ def plan_reassignment(assignment, brokers, broker_list, topics=None, replication
     targets = sorted(parse_broker_list(broker_list, live))
     if replication_factor is not None and (not _is_int(replication_factor) or replication_factor < 1):
         raise PlanError("replication_factor", "must be an integer of at least 1, got %r" % (replication_factor,))
+    if balance not in ("replicas", "bytes"):
+        raise PlanError("balance", "replicas or bytes, got %r" % (balance,))
+    if balance == "replicas" and (sizes is not None or capacities is not None or max_disk_fill is not None):
+        raise PlanError("balance", "partition sizes, broker capacities and max_disk_fill go with balance=bytes")
 
     entries = []
     for topic in selected:
@@ -1101,7 +1209,14 @@ def plan_reassignment(assignment, brokers, broker_list, topics=None, replication
             )
 
     layout = _rack_layout(targets, live, rack_aware)
-    final_sets, bound, even, counting_bound = _place_replicas(entries, targets, layout)
+    placed = None
+    if balance == "bytes":
+        placed = _bytes_placement(entries, sizes, targets, layout, capacities, max_disk_fill)
+        final_sets, bound, counting_bound = placed["final_sets"], None, None
+        counts = collections.Counter(itertools.chain.from_iterable(final_sets))
+        even = _spread([counts[broker] for broker in targets]) <= 1
+    else:
+        final_sets, bound, even, counting_bound = _place_replicas(entries, targets, layout)
     leaders, leaders_even = _choose_leaders(entries, final_sets, targets)
 
     plan, rollback = [], []
@@ -1132,19 +1247,24 @@ def plan_reassignment(assignment, brokers, broker_list, topics=None, replication
     target_set = set(targets)
     broker_rows = []
     for broker in sorted(set(live) | set(replicas_before)):
-        broker_rows.append(
-            {
-                "broker": broker,
-                "rack": live.get(broker),
-                "live": broker in live,
-                "target": broker in target_set,
-                "replicas_before": replicas_before[broker],
-                "replicas_after": replicas_after[broker],
-                "leaders_before": leaders_before[broker],
-                "leaders_after": leaders_after[broker],
-            }
-        )
+        row = {
+            "broker": broker,
+            "rack": live.get(broker),
+            "live": broker in live,
+            "target": broker in target_set,
+            "replicas_before": replicas_before[broker],
+            "replicas_after": replicas_after[broker],
+            "leaders_before": leaders_before[broker],
+            "leaders_after": leaders_after[broker],
+        }
+        if placed is not None:
+            disk = (placed["capacities"] or {}).get(broker)
+            row.update(bytes_before=placed["bytes_before"].get(broker, 0),
+                       bytes_after=placed["bytes_after"].get(broker, 0), capacity_bytes=disk[0] if disk else None,
+                       other_bytes=placed["base"].get(broker) if placed["base"] else None)
+        broker_rows.append(row)
     summary = {
+        "balance": balance,
         "topics": len(selected),
         "partitions": len(entries),
         "replicas": sum(entry[3] for entry in entries),
@@ -1162,6 +1282,10 @@ def plan_reassignment(assignment, brokers, broker_list, topics=None, replication
         "leader_spread_after": _spread([leaders_after[broker] for broker in targets]),
         "brokers": broker_rows,
     }
+    if placed is not None:
+        summary.update(bytes_moved=placed["bytes_moved"], bytes_moved_lower_bound=placed["bytes_moved_lower_bound"],
+                       imbalance_before=round(placed["imbalance_before"], 4),
+                       imbalance_after=round(placed["imbalance_after"], 4), max_disk_fill=placed["fill_limit"])
     return {
         "plan": {"version": 1, "partitions": plan},
         "rollback_plan": {"version": 1, "partitions": rollback},

@@ -23,6 +23,7 @@ import os
 from ansible_collections.kafkaops.cluster.plugins.module_utils._cluster import (
     current_assignment,
     read_brokers,
+    read_disk_usage,
     read_reassignments,
     read_topics,
 )
@@ -179,6 +180,48 @@ def write_file(module, path, content):
     return True, before
 
 
+def _int_key(key, option, what):
+    try:
+        return int(key)
+    except (TypeError, ValueError):
+        raise PlanError(option, "keys are %s, not %r" % (what, key)) from None
+
+
+def byte_inputs(params, offline):
+    """(sizes, capacities) the bytes balance takes from the options (keys made ints), checked before
+    connecting; refused where the options do not go together."""
+    balance = params["balance"]
+    given = [name for name in ("partition_sizes", "broker_capacities", "max_disk_fill") if params[name] is not None]
+    if balance == "replicas":
+        if given:
+            raise PlanError(given[0], "goes with balance=bytes, not balance=replicas")
+        return None, None
+    fill = params["max_disk_fill"]
+    if fill is not None and not 0 < fill <= 1:
+        raise PlanError("max_disk_fill", "a fraction of a disk, above 0 and at most 1, got %r" % (fill,))
+    sizes = params["partition_sizes"]
+    if sizes is None and offline:
+        raise PlanError("partition_sizes", "needed with balance=bytes when planning offline (the cluster is "
+                                           "not read, so neither are the partitions' sizes)")
+    if sizes is not None:
+        if not isinstance(sizes, dict):
+            raise PlanError("partition_sizes", "a mapping of topic to {partition: bytes}")
+        checked = {}
+        for topic, by_partition in sizes.items():
+            if not isinstance(by_partition, dict):
+                raise PlanError("partition_sizes", "topic %s: a mapping of partition to bytes" % (topic,))
+            checked[str(topic)] = dict((_int_key(partition, "partition_sizes", "partition numbers"), size)
+                                       for partition, size in by_partition.items())
+        sizes = checked
+    capacities = params["broker_capacities"]
+    if capacities is not None:
+        if not isinstance(capacities, dict):
+            raise PlanError("broker_capacities", "a mapping of broker id to its disks' total bytes")
+        capacities = dict((_int_key(broker, "broker_capacities", "broker ids"), value)
+                          for broker, value in capacities.items())
+    return sizes, capacities
+
+
 def check_plan_inputs(module):
     """The options the planner takes, checked before connecting; offline runs also get their assignment.
 
@@ -197,7 +240,8 @@ def check_plan_inputs(module):
                           for broker in replicas)
             brokers = sorted(brokers | set(broker_list_ids(broker_list)))
         offline = (assignment, brokers)
-    return dict(topics=topics, broker_list=broker_list, offline=offline)
+    sizes, capacities = byte_inputs(params, offline is not None)
+    return dict(topics=topics, broker_list=broker_list, offline=offline, sizes=sizes, capacities=capacities)
 
 
 def run_reassignment_plan(module, client, inputs):
@@ -211,8 +255,24 @@ def run_reassignment_plan(module, client, inputs):
         assignment, brokers = inputs["offline"]
     else:
         assignment, brokers = cluster_inputs(client, inputs["topics"])
+    sizes, capacities = inputs.get("sizes"), inputs.get("capacities")
+    sources = {}
+    if params["balance"] == "bytes":
+        sources = dict(sizes_from="partition_sizes" if sizes is not None else "DescribeLogDirs",
+                       capacities_from="broker_capacities" if capacities is not None else None)
+        if inputs["offline"] is None and (sizes is None or capacities is None):
+            # One DescribeLogDirs round gives both: the largest replica of each partition, and the disks.
+            read_sizes, disks = read_disk_usage(client, dict((topic, sorted(partitions))
+                                                             for topic, partitions in assignment.items()))
+            if sizes is None:
+                sizes = read_sizes
+            if capacities is None and disks is not None:
+                capacities, sources["capacities_from"] = disks, "DescribeLogDirs"
     planned = plan_reassignment(assignment, brokers, inputs["broker_list"], topics=inputs["topics"] or None,
-                                replication_factor=params["replication_factor"], rack_aware=params["rack_aware"])
+                                replication_factor=params["replication_factor"], rack_aware=params["rack_aware"],
+                                balance=params["balance"], sizes=sizes, capacities=capacities,
+                                max_disk_fill=params["max_disk_fill"])
+    planned["summary"].update(sources)
     return_plan = params["return_plan"] if params["return_plan"] is not None else not params["dest"]
     # Built apart and handed over at the end: a failed run reports only what went wrong.
     result = dict(changed=False, summary=planned["summary"])

@@ -82,6 +82,37 @@ options:
       - Write the plan here as JSON, and the rollback plan beside it (C(<name>.rollback.json)), on the host
         running the module.
     type: path
+  balance:
+    description:
+      - What the plan evens out over the target brokers.
+      - V(replicas) - the number of replicas per broker, moving the fewest replicas (the proven minimum).
+      - V(bytes) - the fill of the brokers' disks - the bytes of the selected partitions (each partition's
+        largest replica, read with DescribeLogDirs, or O(partition_sizes)), over the disks' size where known
+        (DescribeLogDirs on Kafka 3.3 and later, or O(broker_capacities); else every broker weighs the same),
+        counting what else the disks hold. It copies as few bytes as that balance allows and reports a lower
+        bound on them (C(bytes_moved_lower_bound) in RV(summary)). Replica counts stay within half the average of
+        each broker's share.
+    type: str
+    choices: [replicas, bytes]
+    default: replicas
+  partition_sizes:
+    description:
+      - With O(balance=bytes), the size in bytes of each partition (its largest replica), as a mapping of topic
+        to a mapping of partition to bytes. Needed when planning offline; when reading a cluster, replaces
+        what DescribeLogDirs reports.
+    type: dict
+  broker_capacities:
+    description:
+      - With O(balance=bytes), each target broker's disks - total bytes, or a mapping with C(total_bytes) and
+        C(used_bytes) (all the disks hold now, the selected partitions included) - keyed by broker id.
+      - When reading a cluster, replaces what DescribeLogDirs reports.
+    type: dict
+  max_disk_fill:
+    description:
+      - With O(balance=bytes) and the disks' sizes known, no target broker may end above this fraction of its
+        disks (the selected partitions and everything else they hold). A plan that cannot keep to it is refused,
+        naming the brokers and the bytes. Default V(0.85).
+    type: float
   return_plan:
     description:
       - Return the plan and the rollback plan (RV(plan), RV(rollback_plan)) beside the summary.
@@ -127,6 +158,13 @@ EXAMPLES = r"""
     broker_racks: {1: a, 2: b, 3: c, 4: a}
     broker_list: 1,2,3,4
 
+- name: Even out the brokers' disks after broker 4 joined, copying as few bytes as that needs
+  kafkaops.cluster.kafka_reassignment_plan:
+    bootstrap_servers: [kafka1:9092]
+    broker_list: 1,2,3,4
+    balance: bytes
+    dest: reassignment-plan.json
+
 - name: Plan a large cluster offline from a file; only the summary comes back
   kafkaops.cluster.kafka_reassignment_plan:
     current_assignment_file: /var/tmp/current.json
@@ -149,7 +187,13 @@ summary:
     - Figures of the plan - C(replica_moves) (replicas copied onto a broker that lacks them), C(lower_bound)
       (the proven minimum of moves; equal to C(replica_moves)), C(counting_bound), C(partitions_changed),
       per-broker C(replicas_before), C(replicas_after), C(leaders_before), C(leaders_after), and the
-      max-min spreads of replicas and leaders before and after.
+      max-min spreads of replicas and leaders before and after; C(balance).
+    - With O(balance=bytes) - C(bytes_moved) (bytes copied onto brokers that lack them),
+      C(bytes_moved_lower_bound) (no plan reaching the same balance copies less), C(imbalance_before) and
+      C(imbalance_after) (the fullest broker's fill over the mean fill), C(max_disk_fill), C(sizes_from) and
+      C(capacities_from) (where the figures came from), and per broker C(bytes_before), C(bytes_after),
+      C(capacity_bytes) and C(other_bytes). C(lower_bound) and C(counting_bound) are then null (they are
+      bounds on replica moves).
   returned: always
   type: dict
 dest:
@@ -179,6 +223,10 @@ ARGUMENT_SPEC = dict(
     rack_aware=dict(type="bool", default=True),
     dest=dict(type="path"),
     return_plan=dict(type="bool"),
+    balance=dict(type="str", choices=["replicas", "bytes"], default="replicas"),
+    partition_sizes=dict(type="dict"),
+    broker_capacities=dict(type="dict"),
+    max_disk_fill=dict(type="float"),
 )
 LIMITS = dict(replication_factor=NumberLimit(minimum=1))
 

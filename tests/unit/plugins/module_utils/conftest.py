@@ -42,7 +42,7 @@ class FakeCluster:
     __* are internal, as Kafka's own are.
     """
 
-    def __init__(self, brokers=(1, 2, 3), topics=None, overrides=None, moving=None, sizes=None):
+    def __init__(self, brokers=(1, 2, 3), topics=None, overrides=None, moving=None, sizes=None, disks=None):
         self.brokers = brokers if isinstance(brokers, dict) else dict((broker, None) for broker in brokers)
         self.topics = dict((name, dict(partitions)) for name, partitions in (topics or {}).items())
         self.defaults = {"retention.ms": "604800000", "cleanup.policy": "delete", "min.insync.replicas": "1"}
@@ -52,6 +52,8 @@ class FakeCluster:
         # KRaft: registered brokers that are stopped (DescribeCluster v2 lists them with is_fenced).
         self.fenced = set()
         self.sizes = dict(sizes or {})
+        # {broker: (total bytes, usable bytes)} of its one log dir, as Kafka 3.3+ reports them; else -1.
+        self.disks = dict(disks or {})
         self.isr = {}
         # A KRaft cluster's DescribeQuorum answer, in kafka-python's shape; None in ZooKeeper mode.
         self.quorum = None
@@ -170,7 +172,9 @@ class FakeAdminClient:
                         partition_index=partition, partition_size=self.cluster.sizes.get(name, 0),
                         is_future_key=False))
         return [dict(broker=broker, log_dirs=[dict(topics=[dict(name=name, partitions=partitions)
-                                                           for name, partitions in sorted(held.items())])])
+                                                           for name, partitions in sorted(held.items())],
+                                                   total_bytes=self.cluster.disks.get(broker, (-1, -1))[0],
+                                                   usable_bytes=self.cluster.disks.get(broker, (-1, -1))[1])])
                 for broker, held in sorted(by_broker.items())]
 
     # ---- writes

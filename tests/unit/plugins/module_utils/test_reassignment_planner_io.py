@@ -168,3 +168,88 @@ def test_bad_input_fails_naming_the_field(run_module, cluster, args, field, word
     failed = run_module(kafka_reassignment_plan.main, args, cluster if "bootstrap_servers" in args else None)
     assert failed["failed"] and failed["field"] == field and words in failed["msg"], failed
     assert "changed" not in failed and cluster.writes() == []
+
+
+# balance=bytes: a large topic and a small one on brokers 1-3, broker 4 new.
+BYTES_TOPICS = {"large": dict((partition, [1 + partition % 3, 1 + (partition + 1) % 3]) for partition in range(6)),
+                "small": dict((partition, [1 + partition % 3, 1 + (partition + 1) % 3]) for partition in range(12))}
+
+
+def test_bytes_balance_reads_sizes_and_disks_in_one_request_and_evens_the_fill(run_module, fake_cluster):
+    cluster = fake_cluster(brokers=(1, 2, 3, 4), topics=BYTES_TOPICS, sizes={"large": 1000, "small": 10})
+    result = run_module(kafka_reassignment_plan.main, dict(SERVERS, broker_list="1,2,3,4", balance="bytes"), cluster)
+    assert not result.get("failed"), result
+    summary = result["summary"]
+    assert summary["balance"] == "bytes" and summary["sizes_from"] == "DescribeLogDirs"
+    assert summary["capacities_from"] is None and summary["max_disk_fill"] is None
+    assert summary["imbalance_before"] > 1.3 and summary["imbalance_after"] < 1.1, summary
+    assert summary["bytes_moved_lower_bound"] <= summary["bytes_moved"] <= 1.1 * summary["bytes_moved_lower_bound"]
+    assert summary["lower_bound"] is None and summary["counting_bound"] is None
+    rows = dict((row["broker"], row) for row in summary["brokers"])
+    assert rows[4]["bytes_before"] == 0 and rows[4]["bytes_after"] > 0
+    assert sum(row["bytes_after"] for row in rows.values()) == sum(row["bytes_before"] for row in rows.values())
+    assert [call[0] for call in cluster.calls].count("describe_log_dirs") == 1
+    assert cluster.writes() == []
+
+
+def test_bytes_balance_fills_larger_disks_more_and_counts_what_else_they_hold(run_module, fake_cluster):
+    # Broker 4 (new) has twice the disk of the others; broker 1's holds 3000 bytes of other data besides.
+    selected = dict((broker, sum((1000 if topic == "large" else 10) for topic, partitions in BYTES_TOPICS.items()
+                                 for replicas in partitions.values() if broker in replicas)) for broker in (1, 2, 3))
+    selected[4] = 0
+    other = {1: 3000, 2: 0, 3: 0, 4: 0}
+    totals = {1: 20000, 2: 20000, 3: 20000, 4: 40000}
+    disks = dict((broker, (totals[broker], totals[broker] - selected[broker] - other[broker])) for broker in totals)
+    cluster = fake_cluster(brokers=(1, 2, 3, 4), topics=BYTES_TOPICS, sizes={"large": 1000, "small": 10}, disks=disks)
+    result = run_module(kafka_reassignment_plan.main, dict(SERVERS, broker_list="1,2,3,4", balance="bytes"), cluster)
+    assert not result.get("failed"), result
+    summary = result["summary"]
+    assert summary["capacities_from"] == "DescribeLogDirs" and summary["max_disk_fill"] == 0.85
+    rows = dict((row["broker"], row) for row in summary["brokers"])
+    assert rows[1]["other_bytes"] == 3000 and rows[2]["other_bytes"] == 0 and rows[4]["capacity_bytes"] == 40000
+    fills = dict((broker, (rows[broker]["bytes_after"] + rows[broker]["other_bytes"]) / rows[broker]["capacity_bytes"])
+                 for broker in totals)
+    assert rows[4]["bytes_after"] > max(rows[broker]["bytes_after"] for broker in (1, 2, 3)), rows
+    assert rows[1]["bytes_after"] < min(rows[broker]["bytes_after"] for broker in (2, 3)), rows
+    assert max(fills.values()) < 1.3 * min(fills.values()), fills
+
+
+def test_bytes_balance_refuses_a_plan_the_disks_cannot_hold_naming_the_room(run_module, fake_cluster):
+    disks = dict((broker, (2000, 0)) for broker in (1, 2, 3, 4))
+    cluster = fake_cluster(brokers=(1, 2, 3, 4), topics=BYTES_TOPICS, sizes={"large": 1000, "small": 10}, disks=disks)
+    failed = run_module(kafka_reassignment_plan.main, dict(SERVERS, broker_list="1,2,3,4", balance="bytes"), cluster)
+    assert failed["failed"] and failed["field"] == "max_disk_fill", failed
+    assert "need 12240 bytes" in failed["msg"] and "85 %" in failed["msg"], failed["msg"]
+    assert cluster.writes() == []
+
+
+def test_bytes_balance_offline_takes_the_sizes_as_yaml_gives_them(run_module, fake_cluster):
+    cluster = fake_cluster(brokers=(1, 2, 3, 4), topics=BYTES_TOPICS, sizes={"large": 1000, "small": 10})
+    online = run_module(kafka_reassignment_plan.main, dict(SERVERS, broker_list="1,2,3,4", balance="bytes"), cluster)
+    current = {"version": 1, "partitions": [{"topic": topic, "partition": partition, "replicas": replicas}
+                                            for topic, partitions in BYTES_TOPICS.items()
+                                            for partition, replicas in partitions.items()]}
+    sizes = dict((topic, dict((str(partition), 1000 if topic == "large" else 10) for partition in partitions))
+                 for topic, partitions in BYTES_TOPICS.items())
+    offline = run_module(kafka_reassignment_plan.main, dict(current_assignment=current, broker_list="1,2,3,4",
+                                                            balance="bytes", partition_sizes=sizes), None)
+    assert offline["summary"]["sizes_from"] == "partition_sizes"
+    assert offline["plan"] == online["plan"]
+
+
+@pytest.mark.parametrize("args, field, words", [
+    (dict(balance="bytes"), "partition_sizes", "needed with balance=bytes when planning offline"),
+    (dict(partition_sizes={"orders": {0: 5}}), "partition_sizes", "goes with balance=bytes"),
+    (dict(balance="bytes", partition_sizes={"orders": {"zero": 5}}), "partition_sizes", "keys are partition numbers"),
+    (dict(balance="bytes", partition_sizes={"orders": {0: 5}}), "partition_sizes", "no size for 3 partitions"),
+    (dict(balance="bytes", partition_sizes={"orders": {0: 5, 1: 5, 2: 5, 3: -1}}), "partition_sizes",
+     "orders-3: a size in bytes"),
+    (dict(balance="bytes", max_disk_fill=1.5, partition_sizes={"orders": {0: 5}}), "max_disk_fill", "at most 1"),
+    (dict(balance="bytes", partition_sizes={"orders": dict((p, 5) for p in range(4))}, broker_capacities={1: 100}),
+     "broker_capacities", "no capacity for target brokers 2, 3"),
+], ids=["no-sizes-offline", "sizes-without-bytes", "partition-key", "missing-sizes", "negative-size", "fill-above-one",
+        "capacities-missing"])
+def test_bad_byte_balance_input_fails_naming_the_field(run_module, args, field, words):
+    failed = run_module(kafka_reassignment_plan.main, dict(current_assignment=CURRENT, broker_list=[1, 2, 3], **args),
+                        None)
+    assert failed["failed"] and failed["field"] == field and words in failed["msg"], failed

@@ -1,0 +1,395 @@
+# -*- coding: utf-8 -*-
+# Copyright: kafkaops.cluster developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Replica placement that balances bytes, not replica counts (issue 35): pure functions, no I/O.
+
+The replica-count planner (_reassignment_planner) makes every broker hold the same number of replicas
+with the fewest moves. Disks fill with bytes: one large topic moved onto a new broker leaves it far
+fuller than the others while the counts are even. Here every partition has a size (its largest
+replica, as DescribeLogDirs reports it) and every target broker a weight (its log dirs' total bytes,
+or 1 each when unknown); a broker's *fill* is its bytes over its weight.
+
+Terms
+-----
+* ``S_i``: the size of partition i; ``C_i`` its current replicas, ``R_i`` its replicas after the plan.
+* ``bytes_moved``: the sum over partitions of ``S_i * |R_i - C_i|``, every byte copied onto a broker
+  that does not hold the partition. Dropping a replica copies nothing.
+* ``L_b``: the bytes broker b holds of the selected partitions, plus what else its disks hold when
+  that is known (never moved); ``w_b`` its weight; ``f_b = L_b / w_b``.
+* ``imbalance``: the largest fill over the mean fill (sum of L over sum of w) of the target brokers;
+  1.0 is perfect.
+
+How the placement is found
+--------------------------
+1. Forced changes: replicas on brokers that are not targets, replicas beyond the wanted replication
+   factor and replicas that break the rack rule leave (the excess ones from the fullest brokers);
+   missing replicas are placed, the largest partitions first, each on the least full broker that may
+   take it (not holding the partition, its rack below the partition's per-rack limit, its replica
+   count below the ceiling).
+2. Moves: while a broker h (the fullest first) can give one of its replicas to a less full broker l
+   so that ``sum over b of L_b^2 / w_b`` falls (for equal weights: the replica is smaller than the two
+   loads' difference), it gives the one whose size best fits what h holds above its share and l below
+   it: the largest that fits, or else the smallest that still lowers the sum. Where no single replica
+   may go (its partition is there already, the rack is full, a count would leave its window), h
+   exchanges a replica with a smaller one of l's, by the same rule on the difference of their sizes.
+   The sum falls at every step and can take finitely many values, so this ends; its end is no broker
+   able to shed bytes to a less full one by a move or an exchange that would help.
+3. Counts: a broker below the floor of the count window gets the smallest replicas of the brokers
+   most above it, one above the ceiling gives its smallest to the broker with the fewest; then step 2
+   again, never leaving the window. The window is ``floor(N / n) - slack`` to ``ceil(N / n) + slack``
+   (N replicas, n target brokers), ``slack`` half of ``N / n`` (at least 1) unless given: bytes come
+   first, and partitions of very different sizes cannot fill disks evenly with even counts.
+
+The lower bound
+---------------
+Let ``U`` and ``M`` be the largest and the smallest fill the plan reaches over the target brokers.
+Any plan that ends with every target broker's fill between ``M`` and ``U`` (the same balance or
+better) copies at least:
+
+* ``sum over target b of max(0, M * w_b - L_b)``: the bytes a broker below ``M`` must gain arrive as
+  copies; dropping replicas never adds bytes.
+* ``sum over target b of max(0, L_b - U * w_b)`` plus every byte on brokers that are not targets,
+  less the bytes that lowering replication factors drop: what must leave full brokers, less what can
+  leave by being dropped, arrives somewhere else as copies.
+* ``sum over i of S_i * max(0, wanted_i - |C_i|)``: a replica added to a partition is a copy.
+
+Each line holds for every such plan on its own, so their largest, ``bytes_moved_lower_bound``, does too,
+whatever way the plan was found. The ratio ``bytes_moved / bytes_moved_lower_bound`` says how close to
+the least copying this balance allows the plan came.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+import bisect
+import fractions
+import math
+
+# How far past the first fitting size the move search looks on one broker before it tries the next
+# receiver: what a replica cannot go to (its partition is there, or its rack is full) is skipped.
+_SCAN = 64
+
+
+class _State(object):
+    """Replica sets as target positions, with each broker's bytes, count and replicas by size."""
+
+    def __init__(self, sizes, weights, racks, limits):
+        self.sizes = sizes
+        self.weights = weights
+        self.racks = racks
+        self.limits = limits
+        self.sets = [[] for _size in sizes]
+        self.loads = [0] * len(weights)
+        self.counts = [0] * len(weights)
+        self.held = [[] for _weight in weights]
+
+    def fill(self, position):
+        return self.loads[position] / self.weights[position]
+
+    def add(self, index, position):
+        self.sets[index].append(position)
+        self.loads[position] += self.sizes[index]
+        self.counts[position] += 1
+        bisect.insort(self.held[position], (self.sizes[index], index))
+
+    def remove(self, index, position):
+        self.sets[index].remove(position)
+        self.loads[position] -= self.sizes[index]
+        self.counts[position] -= 1
+        held = self.held[position]
+        del held[bisect.bisect_left(held, (self.sizes[index], index))]
+
+    def may_take(self, index, position, leaving=None):
+        """Whether the partition may gain a replica on position (losing the one on leaving, if given)."""
+        members = self.sets[index]
+        if position in members:
+            return False
+        if self.racks is None:
+            return True
+        rack = self.racks[position]
+        same = sum(1 for member in members if member != leaving and self.racks[member] == rack)
+        return same < self.limits[index]
+
+
+def _per_rack_limits(wanted, layout):
+    limits = []
+    for replication_factor in wanted:
+        limit = 1
+        while sum(min(limit, len(members)) for members in layout) < replication_factor:
+            limit += 1
+        limits.append(limit)
+    return limits
+
+
+def _forced(state, entries, position_of, ceilings):
+    """Step 1: replicas off non-targets, beyond the replication factor or the rack limit; missing ones placed."""
+    missing = []
+    for index, entry in enumerate(entries):
+        for broker in entry[2]:
+            position = position_of.get(broker)
+            if position is not None:
+                state.add(index, position)
+    for index, entry in enumerate(entries):
+        wanted = entry[3]
+        # Over the rack limit: the replicas of the rack's fullest brokers leave first.
+        if state.racks is not None:
+            while True:
+                per_rack = {}
+                for member in state.sets[index]:
+                    per_rack.setdefault(state.racks[member], []).append(member)
+                crowded = [members for members in per_rack.values() if len(members) > state.limits[index]]
+                if not crowded:
+                    break
+                state.remove(index, max(crowded[0], key=lambda member: (state.fill(member), member)))
+        while len(state.sets[index]) > wanted:
+            state.remove(index, max(state.sets[index], key=lambda member: (state.fill(member), member)))
+        if len(state.sets[index]) < wanted:
+            missing.append(index)
+    missing.sort(key=lambda index: (-state.sizes[index], index))
+    for index in missing:
+        while len(state.sets[index]) < entries[index][3]:
+            open_positions = [position for position in range(len(state.weights))
+                              if state.may_take(index, position) and state.counts[position] < ceilings[position]]
+            if not open_positions:
+                open_positions = [position for position in range(len(state.weights)) if state.may_take(index, position)]
+            state.add(index, min(open_positions, key=lambda position: (state.fill(position), position)))
+
+
+def _pair_targets(state, giver, receiver, total, weight_sum):
+    """(desired, improving) for a transfer of bytes from giver to receiver: sizes below ``improving``
+    lower sum(L^2 / w); ``desired`` is what the giver holds above its share and the receiver lacks
+    below its own (or, with neither, what evens out the pair)."""
+    inverse = 1.0 / state.weights[giver] + 1.0 / state.weights[receiver]
+    improving = 2.0 * (state.fill(giver) - state.fill(receiver)) / inverse
+    share_giver = total * state.weights[giver] / weight_sum
+    share_receiver = total * state.weights[receiver] / weight_sum
+    desired = min(state.loads[giver] - share_giver, share_receiver - state.loads[receiver])
+    if desired <= 0:
+        desired = improving / 2.0
+    return desired, improving
+
+
+def _fitting(held, desired, improving, allowed):
+    """The largest held (size, index) of size at most desired that allowed() accepts, else the smallest
+    above it below improving; sizes of 0 never (they move no bytes)."""
+    start = bisect.bisect_right(held, (desired, float("inf")))
+    for position in range(start - 1, max(start - 1 - _SCAN, -1), -1):
+        size, index = held[position]
+        if size <= 0:
+            break
+        if allowed(index):
+            return size, index
+    for position in range(start, min(start + _SCAN, len(held))):
+        size, index = held[position]
+        if size >= improving:
+            break
+        if size > 0 and allowed(index):
+            return size, index
+    return None
+
+
+def _receivers(state, giver):
+    fill_giver = state.fill(giver)
+    return sorted((position for position in range(len(state.weights))
+                   if position != giver and state.fill(position) < fill_giver),
+                  key=lambda position: (state.fill(position), position))
+
+
+def _best_move(state, giver, total, weight_sum, floors, ceilings):
+    """(index, receiver) of a move from the fullest broker that lowers sum(L^2 / w), or None."""
+    held = state.held[giver]
+    if not held or state.counts[giver] - 1 < floors[giver]:
+        return None
+    for receiver in _receivers(state, giver):
+        if state.counts[receiver] >= ceilings[receiver]:
+            continue
+        desired, improving = _pair_targets(state, giver, receiver, total, weight_sum)
+        found = _fitting(held, desired, improving,
+                         lambda index, receiver=receiver: state.may_take(index, receiver, giver))
+        if found is not None:
+            return found[1], receiver
+    return None
+
+
+def _best_swap(state, giver, total, weight_sum):
+    """(index on giver, index on receiver, receiver) of an exchange that lowers sum(L^2 / w), or None.
+    Counts do not change: this is how bytes even out once counts sit at the window's edges."""
+    held = state.held[giver]
+    for receiver in _receivers(state, giver):
+        desired, improving = _pair_targets(state, giver, receiver, total, weight_sum)
+        for small, other in state.held[receiver][:_SCAN]:
+            if small + desired <= 0 or not state.may_take(other, giver, receiver):
+                continue
+
+            def allowed(index, other=other, small=small, receiver=receiver):
+                return (state.sizes[index] > small and index != other
+                        and state.may_take(index, receiver, giver))
+
+            found = _fitting(held, small + desired, small + improving, allowed)
+            if found is not None:
+                return found[1], other, receiver
+    return None
+
+
+def _moves(state, total, weight_sum, floors, ceilings, budget):
+    """Step 2 (moves, then exchanges where no move helps), fullest giver first; returns how many it made
+    (at most budget)."""
+    made = 0
+    while made < budget:
+        givers = sorted(range(len(state.weights)), key=lambda position: (-state.fill(position), position))
+        for giver in givers:
+            move = _best_move(state, giver, total, weight_sum, floors, ceilings)
+            if move is not None:
+                index, receiver = move
+                state.remove(index, giver)
+                state.add(index, receiver)
+                break
+            swap = _best_swap(state, giver, total, weight_sum)
+            if swap is not None:
+                index, other, receiver = swap
+                state.remove(index, giver)
+                state.remove(other, receiver)
+                state.add(index, receiver)
+                state.add(other, giver)
+                break
+        else:
+            return made
+        made += 1
+    return made
+
+
+def _even_counts(state, floors, ceilings):
+    """Step 3's count repair: smallest replicas from the brokers with the most to those with the fewest."""
+    positions = range(len(state.weights))
+    for _round in range(sum(state.counts) + 1):
+        short = [position for position in positions if state.counts[position] < floors[position]]
+        over = [position for position in positions if state.counts[position] > ceilings[position]]
+        if not short and not over:
+            return
+        pairs = []
+        if short:
+            receiver = min(short, key=lambda position: (state.counts[position] - floors[position], position))
+            pairs = [(giver, receiver) for giver in sorted(
+                (position for position in positions if state.counts[position] > floors[position]),
+                key=lambda position: (floors[position] - state.counts[position], position))]
+        else:
+            giver = max(over, key=lambda position: (state.counts[position] - ceilings[position], -position))
+            open_positions = [position for position in positions
+                              if position != giver and state.counts[position] < ceilings[position]]
+            pairs = [(giver, receiver) for receiver in sorted(
+                open_positions, key=lambda position: (state.counts[position] - ceilings[position], position))]
+        for giver, receiver in pairs:
+            chosen = next((index for unused, index in state.held[giver]
+                           if state.may_take(index, receiver, giver)), None)
+            if chosen is not None:
+                state.remove(chosen, giver)
+                state.add(chosen, receiver)
+                break
+        else:
+            return
+
+
+def _imbalance(loads, weights):
+    total = sum(loads)
+    if not total:
+        return 1.0
+    mean = total / sum(weights)
+    return max(loads[position] / weights[position] for position in range(len(loads))) / mean
+
+
+def balance_bytes(entries, sizes, targets, layout=None, weights=None, count_slack=None, base=None):
+    """Replica sets for ``entries`` on ``targets`` that even out the fill of the target brokers.
+
+    entries: ``(topic, partition, current replicas, wanted replication factor)`` per partition, as the
+        replica-count planner builds them.
+    sizes: bytes per entry (an int of at least 0 each).
+    targets: the target broker ids, sorted.
+    layout: the target positions per rack (the replica-count planner's rack layout), or None.
+    weights: ``{broker: capacity in bytes}`` for every target, or None for equal weights.
+    count_slack: how many replicas past floor/ceil of its share a broker may hold (its share: N times its
+        weight over all weights); default half its share, at least 1.
+    base: ``{broker: bytes}`` a target holds besides the entries (other topics, other files), counted
+        in its fill, never moved; default none.
+
+    Returns a dict: ``final_sets`` (a sorted tuple of broker ids per entry), ``bytes_moved``,
+    ``bytes_moved_lower_bound`` (see the module docstring), ``bytes_before`` and ``bytes_after``
+    (``{broker: bytes}`` over the targets and every broker holding a replica now), ``imbalance_before``
+    and ``imbalance_after`` (over the targets), ``replicas_after`` (``{broker: count}``), ``count_window``
+    (``{broker: [floor, ceiling]}``), ``moves`` (moves and exchanges made).
+    """
+    position_of = dict((broker, position) for position, broker in enumerate(targets))
+    weight_list = [int((weights or {}).get(broker) or 1) for broker in targets]
+    racks = None
+    wanted = [entry[3] for entry in entries]
+    limits = list(wanted)
+    if layout is not None:
+        racks = [0] * len(targets)
+        for rack, members in enumerate(layout):
+            for position in members:
+                racks[position] = rack
+        limits = _per_rack_limits(wanted, layout)
+    state = _State(list(sizes), weight_list, racks, limits)
+    base_list = [int((base or {}).get(broker) or 0) for broker in targets]
+    state.loads = list(base_list)
+
+    # Each broker's replica count window: its share of the replicas by weight, give or take the slack.
+    replicas = sum(wanted)
+    weight_sum = sum(weight_list)
+    floors, ceilings = [], []
+    for weight in weight_list:
+        share = replicas * weight / weight_sum
+        slack = count_slack if count_slack is not None else max(1, int(math.ceil(share / 2)))
+        floors.append(max(0, int(math.floor(share)) - slack))
+        ceilings.append(int(math.ceil(share)) + slack)
+
+    bytes_before = {}
+    for index, entry in enumerate(entries):
+        for broker in entry[2]:
+            bytes_before[broker] = bytes_before.get(broker, 0) + sizes[index]
+    for broker in targets:
+        bytes_before.setdefault(broker, 0)
+    dropped = sum(sizes[index] * max(0, len(entry[2]) - entry[3]) for index, entry in enumerate(entries))
+    added = sum(sizes[index] * max(0, entry[3] - len(entry[2])) for index, entry in enumerate(entries))
+
+    _forced(state, entries, position_of, ceilings)
+    total = sum(state.loads)
+    budget = 20 * replicas + 100
+    moves = _moves(state, total, weight_sum, floors, ceilings, budget)
+    _even_counts(state, floors, ceilings)
+    moves += _moves(state, total, weight_sum, floors, ceilings, budget)
+
+    final_sets = [tuple(sorted(targets[position] for position in members)) for members in state.sets]
+    bytes_moved = 0
+    for index, entry in enumerate(entries):
+        current = set(entry[2])
+        bytes_moved += sizes[index] * sum(1 for broker in final_sets[index] if broker not in current)
+
+    # The bound in exact arithmetic: a float a rounding error above the truth would claim too much.
+    bound = 0
+    if targets:
+        fills = [fractions.Fraction(state.loads[position], weight_list[position]) for position in range(len(targets))]
+        largest, smallest = max(fills), min(fills)
+        target_set = set(targets)
+        leaving = sum(load for broker, load in bytes_before.items() if broker not in target_set)
+        must_leave = sum(max(0, bytes_before[broker] + base_list[position] - largest * weight_list[position])
+                         for position, broker in enumerate(targets))
+        must_arrive = sum(max(0, smallest * weight_list[position] - bytes_before[broker] - base_list[position])
+                          for position, broker in enumerate(targets))
+        bound = int(math.ceil(max(must_leave + leaving - dropped, must_arrive, added, 0)))
+    low_high = [[floors[position], ceilings[position]] for position in range(len(targets))]
+
+    bytes_after = dict((broker, 0) for broker in bytes_before)
+    for position, broker in enumerate(targets):
+        bytes_after[broker] = state.loads[position] - base_list[position]
+    return {
+        "final_sets": final_sets,
+        "bytes_moved": bytes_moved,
+        "bytes_moved_lower_bound": bound,
+        "bytes_before": bytes_before,
+        "bytes_after": bytes_after,
+        "imbalance_before": _imbalance([bytes_before[broker] + base_list[position]
+                                        for position, broker in enumerate(targets)], weight_list),
+        "imbalance_after": _imbalance(state.loads, weight_list),
+        "replicas_after": dict((broker, state.counts[position]) for position, broker in enumerate(targets)),
+        "count_window": dict((broker, low_high[position]) for position, broker in enumerate(targets)),
+        "moves": moves,
+    }

@@ -1,0 +1,125 @@
+"""The byte-balancing placement: valid plans, even fills, and a lower bound on the bytes copied that holds."""
+
+import itertools
+import random
+
+import pytest
+
+from ansible_collections.kafkaops.cluster.plugins.module_utils._byte_balance import balance_bytes
+from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_planner import _rack_layout
+
+MIB = 1 << 20
+
+
+def _entries(assignment):
+    return [(topic, partition, tuple(replicas), len(replicas))
+            for topic, partitions in sorted(assignment.items()) for partition, replicas in sorted(partitions.items())]
+
+
+def _check_valid(entries, result, targets, racks=None):
+    for index, entry in enumerate(entries):
+        final = result["final_sets"][index]
+        assert len(final) == entry[3] == len(set(final)), (entry, final)
+        assert set(final) <= set(targets)
+        if racks:
+            used = [racks[broker] for broker in final]
+            distinct = len(set(racks[broker] for broker in targets))
+            assert len(set(used)) == min(len(used), distinct), (entry, final)
+    assert result["bytes_moved_lower_bound"] <= result["bytes_moved"]
+
+
+def test_the_demo_scale_out_ends_with_even_fills_copying_near_the_bound():
+    # As in make demo: one large topic of 6 partitions and three small ones, replication factor 3 on
+    # brokers 1-3; broker 4 joins. Counting replicas, every move took a large partition (50 % fuller).
+    assignment = {"big": {p: [1 + (p + k) % 3 for k in range(3)] for p in range(6)}}
+    for name in ("a", "b", "c"):
+        assignment[name] = {p: [1 + (p + k) % 3 for k in range(3)] for p in range(6)}
+    entries = _entries(assignment)
+    sizes = [(2 * MIB if entry[0] == "big" else MIB // 8) for entry in entries]
+    result = balance_bytes(entries, sizes, [1, 2, 3, 4])
+    _check_valid(entries, result, [1, 2, 3, 4])
+    assert result["imbalance_before"] > 1.3
+    assert result["imbalance_after"] <= 1.05, result
+    assert result["bytes_moved"] <= 1.10 * result["bytes_moved_lower_bound"], result
+    windows = result["count_window"]
+    assert all(windows[broker][0] <= count <= windows[broker][1] for broker, count in result["replicas_after"].items())
+
+
+def test_a_broker_that_leaves_hands_over_every_byte_and_the_bound_says_so():
+    assignment = {"t": {p: [1 + p % 4, 1 + (p + 1) % 4] for p in range(8)}}
+    entries = _entries(assignment)
+    sizes = [(p + 1) * MIB for p in range(8)]
+    result = balance_bytes(entries, sizes, [1, 2, 3])
+    _check_valid(entries, result, [1, 2, 3])
+    assert result["bytes_after"][4] == 0
+    assert result["bytes_moved_lower_bound"] >= result["bytes_before"][4]
+
+
+def test_disks_of_different_sizes_fill_to_the_same_fraction():
+    assignment = {"t": {p: [1 + p % 3, 1 + (p + 1) % 3] for p in range(60)}}
+    entries = _entries(assignment)
+    rng = random.Random(7)
+    sizes = [rng.randint(1, 50) * MIB for _entry in entries]
+    weights = {1: 1000 * MIB, 2: 1000 * MIB, 3: 2000 * MIB}
+    result = balance_bytes(entries, sizes, [1, 2, 3], weights=weights)
+    _check_valid(entries, result, [1, 2, 3])
+    fills = [result["bytes_after"][broker] / weights[broker] for broker in (1, 2, 3)]
+    assert max(fills) / min(fills) < 1.1, fills
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_random_clusters_give_valid_plans_with_a_bound_below_the_copy(seed):
+    rng = random.Random(seed)
+    brokers = list(range(1, rng.randint(3, 7) + 1))
+    grown = brokers + list(range(len(brokers) + 1, len(brokers) + 1 + rng.randint(0, 2)))
+    targets = grown if rng.random() < 0.7 else brokers[1:]
+    factor = rng.randint(1, min(3, len(targets)))
+    assignment = {}
+    for topic in range(rng.randint(1, 5)):
+        assignment["t%d" % topic] = {p: rng.sample(brokers, factor) for p in range(rng.randint(1, 12))}
+    entries = _entries(assignment)
+    # Zipf-like sizes: a few large partitions, many small.
+    sizes = [int(MIB * 100 / (1 + rng.paretovariate(1.2))) for _entry in entries]
+    racks = None
+    layout = None
+    if rng.random() < 0.4:
+        racks = dict((broker, "r%d" % (broker % 3)) for broker in targets)
+        layout = _rack_layout(targets, racks, True)
+    result = balance_bytes(entries, sizes, targets, layout=layout)
+    _check_valid(entries, result, targets, racks)
+    assert result["imbalance_after"] <= result["imbalance_before"] + 1e-9 or \
+        any(broker not in targets for entry in entries for broker in entry[2])
+
+
+def _all_plans(entries, targets):
+    choices = [list(itertools.combinations(targets, entry[3])) for entry in entries]
+    return itertools.product(*choices)
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_brute_force_no_plan_of_the_same_balance_copies_less_than_the_bound(seed):
+    """Every plan whose fills all lie within the reached [smallest, largest] copies at least the bound;
+    and the plan found is within twice the least copying of those plans."""
+    rng = random.Random(1000 + seed)
+    brokers = [1, 2, 3]
+    targets = [1, 2, 3, 4] if seed % 2 == 0 else [1, 2, 3]
+    assignment = {"t": {p: rng.sample(brokers, 2) for p in range(rng.randint(3, 5))}}
+    entries = _entries(assignment)
+    sizes = [rng.randint(1, 20) for _entry in entries]
+    result = balance_bytes(entries, sizes, targets, count_slack=10)
+    _check_valid(entries, result, targets)
+    after = [result["bytes_after"][broker] for broker in targets]
+    largest, smallest = max(after), min(after)
+    cheapest = None
+    for plan in _all_plans(entries, targets):
+        loads = dict((broker, 0) for broker in targets)
+        copied = 0
+        for index, final in enumerate(plan):
+            for broker in final:
+                loads[broker] += sizes[index]
+                if broker not in entries[index][2]:
+                    copied += sizes[index]
+        if smallest <= min(loads.values()) and max(loads.values()) <= largest:
+            assert copied >= result["bytes_moved_lower_bound"], (plan, copied, result)
+            cheapest = copied if cheapest is None else min(cheapest, copied)
+    assert cheapest is not None and result["bytes_moved"] <= 2 * max(cheapest, 1), (cheapest, result)
