@@ -33,7 +33,8 @@ How the placement is found
    may go (its partition is there already, the rack is full, a count would leave its window), h
    exchanges a replica with a smaller one of l's, by the same rule on the difference of their sizes.
    The sum falls at every step and can take finitely many values, so this ends; its end is no broker
-   able to shed bytes to a less full one by a move or an exchange that would help.
+   able to shed bytes to a less full one by a move or an exchange that would help, or every fill within
+   half a per cent of the mean (more moves would copy bytes for a gain no disk notices).
 3. Counts: a broker below the floor of the count window gets the smallest replicas of the brokers
    most above it, one above the ceiling gives its smallest to the broker with the fewest; then step 2
    again, never leaving the window. The window is ``floor(N / n) - slack`` to ``ceil(N / n) + slack``
@@ -51,7 +52,9 @@ better) copies at least:
 * ``sum over target b of max(0, L_b - U * w_b)`` plus every byte on brokers that are not targets,
   less the bytes that lowering replication factors drop: what must leave full brokers, less what can
   leave by being dropped, arrives somewhere else as copies.
-* ``sum over i of S_i * max(0, wanted_i - |C_i|)``: a replica added to a partition is a copy.
+* ``sum over i of S_i * max(0, wanted_i - keep_i)``, ``keep_i`` the most current replicas partition i can
+  keep: those on target brokers, at most the partition's per-rack limit in each rack. Every replica
+  beyond them is a copy (a raised replication factor, a broker left out, a rack rule broken now).
 
 Each line holds for every such plan on its own, so their largest, ``bytes_moved_lower_bound``, does too,
 whatever way the plan was found. The ratio ``bytes_moved / bytes_moved_lower_bound`` says how close to
@@ -67,6 +70,11 @@ import math
 # How far past the first fitting size the move search looks on one broker before it tries the next
 # receiver: what a replica cannot go to (its partition is there, or its rack is full) is skipped.
 _SCAN = 64
+# How many of a receiver's smallest replicas an exchange tries.
+_SWAP_SCAN = 16
+# Balanced enough: every target broker's fill within this fraction of the mean fill. Past it, moves would
+# copy bytes for a gain no disk notices.
+_TOLERANCE = 0.005
 
 
 class _State(object):
@@ -85,11 +93,15 @@ class _State(object):
     def fill(self, position):
         return self.loads[position] / self.weights[position]
 
-    def add(self, index, position):
+    def add(self, index, position, sort=True):
+        """A replica of entry index on position; without sort, the caller sorts the held lists after."""
         self.sets[index].append(position)
         self.loads[position] += self.sizes[index]
         self.counts[position] += 1
-        bisect.insort(self.held[position], (self.sizes[index], index))
+        if sort:
+            bisect.insort(self.held[position], (self.sizes[index], index))
+        else:
+            self.held[position].append((self.sizes[index], index))
 
     def remove(self, index, position):
         self.sets[index].remove(position)
@@ -127,7 +139,9 @@ def _forced(state, entries, position_of, ceilings):
         for broker in entry[2]:
             position = position_of.get(broker)
             if position is not None:
-                state.add(index, position)
+                state.add(index, position, sort=False)
+    for held in state.held:
+        held.sort()
     for index, entry in enumerate(entries):
         wanted = entry[3]
         # Over the rack limit: the replicas of the rack's fullest brokers leave first.
@@ -168,13 +182,13 @@ def _pair_targets(state, giver, receiver, total, weight_sum):
     return desired, improving
 
 
-def _fitting(held, desired, improving, allowed):
+def _fitting(held, desired, improving, allowed, above=0):
     """The largest held (size, index) of size at most desired that allowed() accepts, else the smallest
-    above it below improving; sizes of 0 never (they move no bytes)."""
+    above it below improving; only sizes above ``above`` (0: a partition of no bytes moves none)."""
     start = bisect.bisect_right(held, (desired, float("inf")))
     for position in range(start - 1, max(start - 1 - _SCAN, -1), -1):
         size, index = held[position]
-        if size <= 0:
+        if size <= above:
             break
         if allowed(index):
             return size, index
@@ -182,7 +196,7 @@ def _fitting(held, desired, improving, allowed):
         size, index = held[position]
         if size >= improving:
             break
-        if size > 0 and allowed(index):
+        if size > above and allowed(index):
             return size, index
     return None
 
@@ -216,15 +230,14 @@ def _best_swap(state, giver, total, weight_sum):
     held = state.held[giver]
     for receiver in _receivers(state, giver):
         desired, improving = _pair_targets(state, giver, receiver, total, weight_sum)
-        for small, other in state.held[receiver][:_SCAN]:
+        for small, other in state.held[receiver][:_SWAP_SCAN]:
             if small + desired <= 0 or not state.may_take(other, giver, receiver):
                 continue
 
-            def allowed(index, other=other, small=small, receiver=receiver):
-                return (state.sizes[index] > small and index != other
-                        and state.may_take(index, receiver, giver))
+            def allowed(index, other=other, receiver=receiver):
+                return index != other and state.may_take(index, receiver, giver)
 
-            found = _fitting(held, small + desired, small + improving, allowed)
+            found = _fitting(held, small + desired, small + improving, allowed, above=small)
             if found is not None:
                 return found[1], other, receiver
     return None
@@ -234,8 +247,12 @@ def _moves(state, total, weight_sum, floors, ceilings, budget):
     """Step 2 (moves, then exchanges where no move helps), fullest giver first; returns how many it made
     (at most budget)."""
     made = 0
+    mean = total / float(weight_sum)
     while made < budget:
         givers = sorted(range(len(state.weights)), key=lambda position: (-state.fill(position), position))
+        fills = [state.fill(position) for position in givers]
+        if not fills or (fills[0] <= mean * (1 + _TOLERANCE) and fills[-1] >= mean * (1 - _TOLERANCE)):
+            return made
         for giver in givers:
             move = _best_move(state, giver, total, weight_sum, floors, ceilings)
             if move is not None:
@@ -257,35 +274,40 @@ def _moves(state, total, weight_sum, floors, ceilings, budget):
     return made
 
 
+def _hand_over(state, giver, receiver, count):
+    """Move up to count of the giver's smallest replicas that the receiver may take; returns how many."""
+    chosen = []
+    for _size, index in state.held[giver]:
+        if len(chosen) == count:
+            break
+        if state.may_take(index, receiver, giver):
+            chosen.append(index)
+    for index in chosen:
+        state.remove(index, giver)
+        state.add(index, receiver)
+    return len(chosen)
+
+
 def _even_counts(state, floors, ceilings):
-    """Step 3's count repair: smallest replicas from the brokers with the most to those with the fewest."""
+    """Step 3's count repair: brokers below their floor take the smallest replicas of the brokers most
+    above theirs; brokers above their ceiling give their smallest to the brokers with the most room."""
     positions = range(len(state.weights))
-    for _round in range(sum(state.counts) + 1):
-        short = [position for position in positions if state.counts[position] < floors[position]]
-        over = [position for position in positions if state.counts[position] > ceilings[position]]
-        if not short and not over:
-            return
-        pairs = []
-        if short:
-            receiver = min(short, key=lambda position: (state.counts[position] - floors[position], position))
-            pairs = [(giver, receiver) for giver in sorted(
-                (position for position in positions if state.counts[position] > floors[position]),
-                key=lambda position: (floors[position] - state.counts[position], position))]
-        else:
-            giver = max(over, key=lambda position: (state.counts[position] - ceilings[position], -position))
-            open_positions = [position for position in positions
-                              if position != giver and state.counts[position] < ceilings[position]]
-            pairs = [(giver, receiver) for receiver in sorted(
-                open_positions, key=lambda position: (state.counts[position] - ceilings[position], position))]
-        for giver, receiver in pairs:
-            chosen = next((index for unused, index in state.held[giver]
-                           if state.may_take(index, receiver, giver)), None)
-            if chosen is not None:
-                state.remove(chosen, giver)
-                state.add(chosen, receiver)
+    for receiver in sorted(positions, key=lambda position: (state.counts[position] - floors[position], position)):
+        for giver in sorted(positions, key=lambda position: (floors[position] - state.counts[position], position)):
+            need = floors[receiver] - state.counts[receiver]
+            spare = state.counts[giver] - floors[giver]
+            if need <= 0:
                 break
-        else:
-            return
+            if giver != receiver and spare > 0:
+                _hand_over(state, giver, receiver, min(need, spare))
+    for giver in positions:
+        for receiver in sorted(positions, key=lambda position: (state.counts[position] - ceilings[position], position)):
+            excess = state.counts[giver] - ceilings[giver]
+            room = ceilings[receiver] - state.counts[receiver]
+            if excess <= 0:
+                break
+            if giver != receiver and room > 0:
+                _hand_over(state, giver, receiver, min(excess, room))
 
 
 def _imbalance(loads, weights):
@@ -348,7 +370,19 @@ def balance_bytes(entries, sizes, targets, layout=None, weights=None, count_slac
     for broker in targets:
         bytes_before.setdefault(broker, 0)
     dropped = sum(sizes[index] * max(0, len(entry[2]) - entry[3]) for index, entry in enumerate(entries))
-    added = sum(sizes[index] * max(0, entry[3] - len(entry[2])) for index, entry in enumerate(entries))
+    # Copies no plan avoids: a partition keeps at most its replicas on target brokers, within the rack
+    # limit per rack; every replica beyond what it keeps is a copy.
+    forced = 0
+    for index, entry in enumerate(entries):
+        kept = [position_of[broker] for broker in entry[2] if broker in position_of]
+        if racks is not None:
+            per_rack = {}
+            for position in kept:
+                per_rack[racks[position]] = per_rack.get(racks[position], 0) + 1
+            keepable = sum(min(count, limits[index]) for count in per_rack.values())
+        else:
+            keepable = len(kept)
+        forced += sizes[index] * max(0, entry[3] - keepable)
 
     _forced(state, entries, position_of, ceilings)
     total = sum(state.loads)
@@ -374,7 +408,7 @@ def balance_bytes(entries, sizes, targets, layout=None, weights=None, count_slac
                          for position, broker in enumerate(targets))
         must_arrive = sum(max(0, smallest * weight_list[position] - bytes_before[broker] - base_list[position])
                           for position, broker in enumerate(targets))
-        bound = int(math.ceil(max(must_leave + leaving - dropped, must_arrive, added, 0)))
+        bound = int(math.ceil(max(must_leave + leaving - dropped, must_arrive, forced, 0)))
     low_high = [[floors[position], ceilings[position]] for position in range(len(targets))]
 
     bytes_after = dict((broker, 0) for broker in bytes_before)

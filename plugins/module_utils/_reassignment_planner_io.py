@@ -61,15 +61,15 @@ def broker_list_ids(broker_list):
 DIFF_PARTITIONS = 100
 
 
-def read_assignment_file(path):
-    """The parsed content of the Kafka JSON file at path, or PlanError naming current_assignment_file."""
+def read_json_file(path, option="current_assignment_file"):
+    """The parsed content of the JSON file at path, or PlanError naming the option that gave the path."""
     try:
         with open(path, "rb") as handle:
             return json.load(handle)
     except OSError as error:
-        raise PlanError("current_assignment_file", "cannot read %s: %s" % (path, error.strerror or error)) from None
+        raise PlanError(option, "cannot read %s: %s" % (path, error.strerror or error)) from None
     except ValueError as error:
-        raise PlanError("current_assignment_file", "%s is not valid JSON: %s" % (path, error)) from None
+        raise PlanError(option, "%s is not valid JSON: %s" % (path, error)) from None
 
 
 def offline_assignment(params):
@@ -78,7 +78,7 @@ def offline_assignment(params):
     The planner calls its argument "assignment"; a failure here names the option it came from.
     """
     if params["current_assignment_file"] is not None:
-        option, document = "current_assignment_file", read_assignment_file(params["current_assignment_file"])
+        option, document = "current_assignment_file", read_json_file(params["current_assignment_file"])
     else:
         option, document = "current_assignment", params["current_assignment"]
     try:
@@ -191,7 +191,8 @@ def byte_inputs(params, offline):
     """(sizes, capacities) the bytes balance takes from the options (keys made ints), checked before
     connecting; refused where the options do not go together."""
     balance = params["balance"]
-    given = [name for name in ("partition_sizes", "broker_capacities", "max_disk_fill") if params[name] is not None]
+    given = [name for name in ("partition_sizes", "partition_sizes_file", "broker_capacities", "max_disk_fill")
+             if params[name] is not None]
     if balance == "replicas":
         if given:
             raise PlanError(given[0], "goes with balance=bytes, not balance=replicas")
@@ -199,18 +200,21 @@ def byte_inputs(params, offline):
     fill = params["max_disk_fill"]
     if fill is not None and not 0 < fill <= 1:
         raise PlanError("max_disk_fill", "a fraction of a disk, above 0 and at most 1, got %r" % (fill,))
-    sizes = params["partition_sizes"]
+    option, sizes = "partition_sizes", params["partition_sizes"]
+    if params["partition_sizes_file"] is not None:
+        option = "partition_sizes_file"
+        sizes = read_json_file(params["partition_sizes_file"], option)
     if sizes is None and offline:
         raise PlanError("partition_sizes", "needed with balance=bytes when planning offline (the cluster is "
                                            "not read, so neither are the partitions' sizes)")
     if sizes is not None:
         if not isinstance(sizes, dict):
-            raise PlanError("partition_sizes", "a mapping of topic to {partition: bytes}")
+            raise PlanError(option, "a mapping of topic to {partition: bytes}")
         checked = {}
         for topic, by_partition in sizes.items():
             if not isinstance(by_partition, dict):
-                raise PlanError("partition_sizes", "topic %s: a mapping of partition to bytes" % (topic,))
-            checked[str(topic)] = dict((_int_key(partition, "partition_sizes", "partition numbers"), size)
+                raise PlanError(option, "topic %s: a mapping of partition to bytes" % (topic,))
+            checked[str(topic)] = dict((_int_key(partition, option, "partition numbers"), size)
                                        for partition, size in by_partition.items())
         sizes = checked
     capacities = params["broker_capacities"]
@@ -258,7 +262,8 @@ def run_reassignment_plan(module, client, inputs):
     sizes, capacities = inputs.get("sizes"), inputs.get("capacities")
     sources = {}
     if params["balance"] == "bytes":
-        sources = dict(sizes_from="partition_sizes" if sizes is not None else "DescribeLogDirs",
+        given = "partition_sizes_file" if params["partition_sizes_file"] is not None else "partition_sizes"
+        sources = dict(sizes_from=given if sizes is not None else "DescribeLogDirs",
                        capacities_from="broker_capacities" if capacities is not None else None)
         if inputs["offline"] is None and (sizes is None or capacities is None):
             # One DescribeLogDirs round gives both: the largest replica of each partition, and the disks.

@@ -101,6 +101,10 @@ options:
         to a mapping of partition to bytes. Needed when planning offline; when reading a cluster, replaces
         what DescribeLogDirs reports.
     type: dict
+  partition_sizes_file:
+    description:
+      - As O(partition_sizes), from a JSON file on the host running the module; for large clusters.
+    type: path
   broker_capacities:
     description:
       - With O(balance=bytes), each target broker's disks - total bytes, or a mapping with C(total_bytes) and
@@ -225,6 +229,7 @@ ARGUMENT_SPEC = dict(
     return_plan=dict(type="bool"),
     balance=dict(type="str", choices=["replicas", "bytes"], default="replicas"),
     partition_sizes=dict(type="dict"),
+    partition_sizes_file=dict(type="path"),
     broker_capacities=dict(type="dict"),
     max_disk_fill=dict(type="float"),
 )
@@ -236,7 +241,8 @@ def main():
     offline = ("current_assignment", "current_assignment_file")
     module = KafkaAdminModule(ARGUMENT_SPEC, limits=LIMITS, offline_options=offline, unexpected="planning failed",
                               required_one_of=[("bootstrap_servers",) + offline],
-                              mutually_exclusive=[("bootstrap_servers",) + offline])
+                              mutually_exclusive=[("bootstrap_servers",) + offline,
+                                                  ("partition_sizes", "partition_sizes_file")])
     module.run(run_reassignment_plan, check_inputs=check_plan_inputs)
 
 

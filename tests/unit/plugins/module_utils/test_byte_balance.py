@@ -123,3 +123,31 @@ def test_brute_force_no_plan_of_the_same_balance_copies_less_than_the_bound(seed
             assert copied >= result["bytes_moved_lower_bound"], (plan, copied, result)
             cheapest = copied if cheapest is None else min(cheapest, copied)
     assert cheapest is not None and result["bytes_moved"] <= 2 * max(cheapest, 1), (cheapest, result)
+
+
+@pytest.mark.parametrize("seed", range(15))
+def test_brute_force_with_racks_every_rack_valid_plan_of_the_same_balance_copies_at_least_the_bound(seed):
+    """Two racks of two brokers, replication factor 2: no two replicas in a rack. Current sets drawn at
+    random, some inside one rack (they must copy), so the bound's per-partition term matters."""
+    rng = random.Random(2000 + seed)
+    targets = [1, 2, 3, 4]
+    racks = {1: "a", 2: "a", 3: "b", 4: "b"}
+    assignment = {"t": {p: rng.sample(targets, 2) for p in range(rng.randint(3, 5))}}
+    entries = _entries(assignment)
+    sizes = [rng.randint(1, 20) for _entry in entries]
+    result = balance_bytes(entries, sizes, targets, layout=_rack_layout(targets, racks, True), count_slack=10)
+    _check_valid(entries, result, targets, racks)
+    after = [result["bytes_after"][broker] for broker in targets]
+    largest, smallest = max(after), min(after)
+    for plan in _all_plans(entries, targets):
+        if any(racks[final[0]] == racks[final[1]] for final in plan):
+            continue
+        loads = dict((broker, 0) for broker in targets)
+        copied = 0
+        for index, final in enumerate(plan):
+            for broker in final:
+                loads[broker] += sizes[index]
+                if broker not in entries[index][2]:
+                    copied += sizes[index]
+        if smallest <= min(loads.values()) and max(loads.values()) <= largest:
+            assert copied >= result["bytes_moved_lower_bound"], (plan, copied, result)

@@ -253,3 +253,20 @@ def test_bad_byte_balance_input_fails_naming_the_field(run_module, args, field, 
     failed = run_module(kafka_reassignment_plan.main, dict(current_assignment=CURRENT, broker_list=[1, 2, 3], **args),
                         None)
     assert failed["failed"] and failed["field"] == field and words in failed["msg"], failed
+
+
+def test_bytes_balance_takes_large_size_lists_from_a_file_and_names_it_when_unreadable(run_module, tmp_path):
+    sizes = tmp_path / "sizes.json"
+    sizes.write_text(json.dumps({"orders": {"0": 50, "1": 50, "2": 5, "3": 5}}))
+    args = dict(current_assignment=CURRENT, broker_list=[1, 2, 3], balance="bytes")
+    planned = run_module(kafka_reassignment_plan.main, dict(args, partition_sizes_file=str(sizes)), None)
+    assert not planned.get("failed"), planned
+    assert planned["summary"]["sizes_from"] == "partition_sizes_file"
+    assert planned["summary"]["imbalance_after"] < planned["summary"]["imbalance_before"]
+    for text, words in (("{", "is not valid JSON"), ('{"orders": [1]}', "topic orders: a mapping")):
+        sizes.write_text(text)
+        failed = run_module(kafka_reassignment_plan.main, dict(args, partition_sizes_file=str(sizes)), None)
+        assert failed["failed"] and failed["field"] == "partition_sizes_file" and words in failed["msg"], failed
+    failed = run_module(kafka_reassignment_plan.main, dict(args, partition_sizes_file=str(tmp_path / "none.json")),
+                        None)
+    assert failed["failed"] and failed["field"] == "partition_sizes_file" and "cannot read" in failed["msg"]
