@@ -67,6 +67,9 @@ import bisect
 import fractions
 import math
 
+# The rack rule is the replica-count planner's; that module imports this one only when it plans by bytes.
+from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_planner import _per_rack_limit
+
 # How far past the first fitting size the move search looks on one broker before it tries the next
 # receiver: what a replica cannot go to (its partition is there, or its rack is full) is skipped.
 _SCAN = 64
@@ -120,16 +123,6 @@ class _State(object):
         rack = self.racks[position]
         same = sum(1 for member in members if member != leaving and self.racks[member] == rack)
         return same < self.limits[index]
-
-
-def _per_rack_limits(wanted, layout):
-    limits = []
-    for replication_factor in wanted:
-        limit = 1
-        while sum(min(limit, len(members)) for members in layout) < replication_factor:
-            limit += 1
-        limits.append(limit)
-    return limits
 
 
 def _forced(state, entries, position_of, ceilings):
@@ -348,7 +341,7 @@ def balance_bytes(entries, sizes, targets, layout=None, weights=None, count_slac
         for rack, members in enumerate(layout):
             for position in members:
                 racks[position] = rack
-        limits = _per_rack_limits(wanted, layout)
+        limits = [_per_rack_limit(replication_factor, layout) for replication_factor in wanted]
     state = _State(list(sizes), weight_list, racks, limits)
     base_list = [int((base or {}).get(broker) or 0) for broker in targets]
     state.loads = list(base_list)

@@ -142,8 +142,6 @@ import heapq
 import itertools
 import json
 
-from ansible_collections.kafkaops.cluster.plugins.module_utils import _byte_balance
-
 _UNREACHED = 1 << 62
 _INT_ONLY = set([int])
 # Networks of more groups than this leave out at first the groups that can keep every replica, and
@@ -1108,14 +1106,20 @@ def _check_capacities(capacities, targets):
     return checked
 
 
+def check_max_disk_fill(max_disk_fill):
+    """The fraction of a disk no broker may pass (0.85 when None), or PlanError naming max_disk_fill."""
+    if max_disk_fill is None:
+        return 0.85
+    if isinstance(max_disk_fill, bool) or not isinstance(max_disk_fill, (int, float)) or not 0 < max_disk_fill <= 1:
+        raise PlanError("max_disk_fill", "a fraction of a disk, above 0 and at most 1, got %r" % (max_disk_fill,))
+    return max_disk_fill
+
+
 def _bytes_placement(entries, sizes, targets, layout, capacities, max_disk_fill):
     """Final sets and byte figures of the bytes balance (_byte_balance), within max_disk_fill of every disk."""
     partition_sizes = _check_sizes(entries, sizes)
     disks = _check_capacities(capacities, targets)
-    if max_disk_fill is not None and (isinstance(max_disk_fill, bool) or not isinstance(max_disk_fill, (int, float))
-                                      or not 0 < max_disk_fill <= 1):
-        raise PlanError("max_disk_fill", "a fraction of a disk, above 0 and at most 1, got %r" % (max_disk_fill,))
-    fill_limit = 0.85 if max_disk_fill is None else max_disk_fill
+    fill_limit = check_max_disk_fill(max_disk_fill)
     selected_before = {}
     for index, entry in enumerate(entries):
         for broker in entry[2]:
@@ -1132,7 +1136,10 @@ def _bytes_placement(entries, sizes, targets, layout, capacities, max_disk_fill)
             raise PlanError("max_disk_fill", "the selected partitions need %d bytes (their replicas), the target "
                                              "brokers have room for %d below %.0f %% of their disks"
                             % (wanted, room, 100 * fill_limit))
-    placed = _byte_balance.balance_bytes(entries, partition_sizes, targets, layout=layout, weights=weights, base=base)
+    # Imported here: _byte_balance takes the rack rule from this module.
+    from ansible_collections.kafkaops.cluster.plugins.module_utils._byte_balance import balance_bytes
+
+    placed = balance_bytes(entries, partition_sizes, targets, layout=layout, weights=weights, base=base)
     if disks is not None:
         over = [(broker, placed["bytes_after"][broker] + base[broker], disks[broker][0]) for broker in targets
                 if placed["bytes_after"][broker] + base[broker] > fill_limit * disks[broker][0]]

@@ -30,6 +30,7 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._cluster import (
 from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_planner import (
     PlanError,
     assignment_from_kafka_json,
+    check_max_disk_fill,
     plan_reassignment,
 )
 
@@ -197,9 +198,7 @@ def byte_inputs(params, offline):
         if given:
             raise PlanError(given[0], "goes with balance=bytes, not balance=replicas")
         return None, None
-    fill = params["max_disk_fill"]
-    if fill is not None and not 0 < fill <= 1:
-        raise PlanError("max_disk_fill", "a fraction of a disk, above 0 and at most 1, got %r" % (fill,))
+    check_max_disk_fill(params["max_disk_fill"])
     option, sizes = "partition_sizes", params["partition_sizes"]
     if params["partition_sizes_file"] is not None:
         option = "partition_sizes_file"
