@@ -111,6 +111,24 @@ class ModuleRun:
         return bool(self.result.get("changed"))
 
 
+def adhoc_environment():
+    """The environment of the module runs: the repository's ansible.cfg, not Molecule's (that one enables
+    callbacks whose lines would mix in), and the json stdout callback, whose document run_module reads."""
+    return dict(os.environ, ANSIBLE_CONFIG=os.path.join(REPOSITORY, "ansible.cfg"), ANSIBLE_LOAD_CALLBACK_PLUGINS="1",
+                ANSIBLE_STDOUT_CALLBACK="json", ANSIBLE_NOCOLOR="1")
+
+
+def adhoc_arguments(module, args, check=False, diff=False):
+    """The arguments after `ansible` that run kafkaops.cluster.<module> with args on the controller."""
+    arguments = ["localhost", "-i", "localhost,", "-c", "local", "-e", "ansible_python_interpreter=%s" % sys.executable,
+                 "-m", "kafkaops.cluster.%s" % module, "-a", json.dumps(args)]
+    if check:
+        arguments.append("--check")
+    if diff:
+        arguments.append("--diff")
+    return arguments
+
+
 class _AdHocRunner:
     """One module_runner.py process for the whole session: each `ansible localhost -m ...` runs in a fork of
     it, without importing Ansible again (see module_runner.py). Started on first use, and again if it died."""
@@ -120,11 +138,8 @@ class _AdHocRunner:
 
     def run(self, arguments):
         if self.process is None or self.process.poll() is not None:
-            # The repository's ansible.cfg, not Molecule's: that one enables callbacks whose lines would mix in.
-            env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(REPOSITORY, "ansible.cfg"),
-                       ANSIBLE_LOAD_CALLBACK_PLUGINS="1", ANSIBLE_STDOUT_CALLBACK="json", ANSIBLE_NOCOLOR="1")
             runner = os.path.join(os.path.dirname(__file__), "module_runner.py")
-            self.process = subprocess.Popen([sys.executable, runner], env=env, text=True,
+            self.process = subprocess.Popen([sys.executable, runner], env=adhoc_environment(), text=True,
                                             stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         self.process.stdin.write(json.dumps(arguments) + "\n")
         self.process.stdin.flush()
@@ -154,13 +169,7 @@ def _stop_the_module_runner():
 
 def run_module(module, args, check=False, diff=False):
     """Run kafkaops.cluster.<module> on the controller with Ansible's ad-hoc command, as a playbook task would."""
-    arguments = ["localhost", "-i", "localhost,", "-c", "local", "-e", "ansible_python_interpreter=%s" % sys.executable,
-                 "-m", "kafkaops.cluster.%s" % module, "-a", json.dumps(args)]
-    if check:
-        arguments.append("--check")
-    if diff:
-        arguments.append("--diff")
-    answer = _RUNNER.run(arguments)
+    answer = _RUNNER.run(adhoc_arguments(module, args, check, diff))
     output = answer["stdout"] + answer["stderr"]
     try:
         document, unused = json.JSONDecoder().raw_decode(answer["stdout"][answer["stdout"].index("{"):])

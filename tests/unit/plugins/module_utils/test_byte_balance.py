@@ -96,6 +96,25 @@ def _all_plans(entries, targets):
     return itertools.product(*choices)
 
 
+def _plans_of_the_same_balance(entries, sizes, targets, result, allowed=None):
+    """(plan, bytes copied) of every plan (that allowed() accepts) whose loads all lie within the
+    smallest and largest load the result reached."""
+    after = [result["bytes_after"][broker] for broker in targets]
+    largest, smallest = max(after), min(after)
+    for plan in _all_plans(entries, targets):
+        if allowed is not None and not allowed(plan):
+            continue
+        loads = dict((broker, 0) for broker in targets)
+        copied = 0
+        for index, final in enumerate(plan):
+            for broker in final:
+                loads[broker] += sizes[index]
+                if broker not in entries[index][2]:
+                    copied += sizes[index]
+        if smallest <= min(loads.values()) and max(loads.values()) <= largest:
+            yield plan, copied
+
+
 @pytest.mark.parametrize("seed", range(25))
 def test_brute_force_no_plan_of_the_same_balance_copies_less_than_the_bound(seed):
     """Every plan whose fills all lie within the reached [smallest, largest] copies at least the bound;
@@ -108,20 +127,10 @@ def test_brute_force_no_plan_of_the_same_balance_copies_less_than_the_bound(seed
     sizes = [rng.randint(1, 20) for _entry in entries]
     result = balance_bytes(entries, sizes, targets, count_slack=10)
     _check_valid(entries, result, targets)
-    after = [result["bytes_after"][broker] for broker in targets]
-    largest, smallest = max(after), min(after)
     cheapest = None
-    for plan in _all_plans(entries, targets):
-        loads = dict((broker, 0) for broker in targets)
-        copied = 0
-        for index, final in enumerate(plan):
-            for broker in final:
-                loads[broker] += sizes[index]
-                if broker not in entries[index][2]:
-                    copied += sizes[index]
-        if smallest <= min(loads.values()) and max(loads.values()) <= largest:
-            assert copied >= result["bytes_moved_lower_bound"], (plan, copied, result)
-            cheapest = copied if cheapest is None else min(cheapest, copied)
+    for plan, copied in _plans_of_the_same_balance(entries, sizes, targets, result):
+        assert copied >= result["bytes_moved_lower_bound"], (plan, copied, result)
+        cheapest = copied if cheapest is None else min(cheapest, copied)
     assert cheapest is not None and result["bytes_moved"] <= 2 * max(cheapest, 1), (cheapest, result)
 
 
@@ -137,17 +146,9 @@ def test_brute_force_with_racks_every_rack_valid_plan_of_the_same_balance_copies
     sizes = [rng.randint(1, 20) for _entry in entries]
     result = balance_bytes(entries, sizes, targets, layout=_rack_layout(targets, racks, True), count_slack=10)
     _check_valid(entries, result, targets, racks)
-    after = [result["bytes_after"][broker] for broker in targets]
-    largest, smallest = max(after), min(after)
-    for plan in _all_plans(entries, targets):
-        if any(racks[final[0]] == racks[final[1]] for final in plan):
-            continue
-        loads = dict((broker, 0) for broker in targets)
-        copied = 0
-        for index, final in enumerate(plan):
-            for broker in final:
-                loads[broker] += sizes[index]
-                if broker not in entries[index][2]:
-                    copied += sizes[index]
-        if smallest <= min(loads.values()) and max(loads.values()) <= largest:
-            assert copied >= result["bytes_moved_lower_bound"], (plan, copied, result)
+
+    def rack_valid(plan):
+        return all(racks[final[0]] != racks[final[1]] for final in plan)
+
+    for plan, copied in _plans_of_the_same_balance(entries, sizes, targets, result, rack_valid):
+        assert copied >= result["bytes_moved_lower_bound"], (plan, copied, result)
