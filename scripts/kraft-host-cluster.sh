@@ -8,7 +8,8 @@
 # Usage: scripts/kraft-host-cluster.sh start|stop|servers
 # Environment: KAFKA_KRAFT_VERSION (default 4.4.0; the archive comes from build-kafka-archive.sh),
 #              KAFKAOPS_CACHE (default ~/.cache/kafkaops), KRAFT_HOST_DIR (default .cache/kraft-host),
-#              KRAFT_HOST_HEAP (default 256m, each node)
+#              KRAFT_HOST_HEAP (default 256m, each node), KRAFT_HOST_JVM_OPTIONS (further JVM options, each
+#              node), KRAFT_HOST_PROPERTIES (further server.properties lines, each node; bench/idle-brokers)
 # Ports: 39091-39094 (clients), 39191-39193 (controllers), on 127.0.0.1 only.
 set -euo pipefail
 
@@ -83,6 +84,7 @@ transaction.state.log.replication.factor=3
 authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer
 super.users=User:ANONYMOUS
 allow.everyone.if.no.acl.found=false
+${KRAFT_HOST_PROPERTIES:-}
 PROPERTIES
     if [ "$node" -le 3 ]; then
       storage_tool format --cluster-id="$cluster_id" --config "$base/node-$node.properties" \
@@ -92,7 +94,8 @@ PROPERTIES
         --no-initial-controllers >/dev/null
     fi
     mkdir -p "$base/logs-$node"
-    nohup java -Xms"$heap" -Xmx"$heap" -cp "$home/libs/*" -Dlog4j2.configurationFile="$home/config/log4j2.properties" \
+    # shellcheck disable=SC2086 # the options are words
+    nohup java ${KRAFT_HOST_JVM_OPTIONS:-} -Xms"$heap" -Xmx"$heap" -cp "$home/libs/*" -Dlog4j2.configurationFile="$home/config/log4j2.properties" \
       -Dkafka.logs.dir="$base/logs-$node" kafka.Kafka "$base/node-$node.properties" \
       > "$base/logs-$node/stdout.log" 2>&1 &
     echo $! > "$base/node-$node.pid"
