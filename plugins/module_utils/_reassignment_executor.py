@@ -25,6 +25,7 @@ except ImportError:
 from ansible_collections.kafkaops.cluster.plugins.module_utils._cluster import (
     current_assignment,
     read_brokers,
+    read_disk_usage,
     read_partition_sizes,
     read_reassignments,
     read_topics,
@@ -36,11 +37,14 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin impo
 )
 from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_throttle import Throttle
 from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_moves import (
+    CapacityOrderError,
     PlanInputError,
     bytes_left,
     bytes_to_copy,
     check_against_cluster,
     describe_progress,
+    disk_peaks,
+    disk_room,
     expected_seconds,
     make_batches,
     parse_plan,
@@ -136,8 +140,35 @@ def _remaining_sizes(client, entries):
         return None
 
 
+def check_disk_room(client, pending, max_disk_fill, max_moves_per_broker):
+    """(room, {broker: the most bytes its disks hold while the moves run}) for max_disk_fill, or PlanInputError.
+
+    Reads each replica's size and each broker's disks (DescribeLogDirs, twice: the sizes per copy, and the disks'
+    total and usable bytes) and orders the moves as execute() will (make_batches with the room), so a plan that
+    would take a broker's disks past the fill while copying is refused before anything changes, in check mode too.
+    """
+    topics = sorted(set(entry["topic"] for entry in pending))
+    try:
+        sizes = read_partition_sizes(client, topics)
+        disks = read_disk_usage(client, topics)[1]
+    except KafkaAdminError as error:
+        raise PlanInputError("max_disk_fill", "cannot read the replicas' sizes and the brokers' disks to keep "
+                             "them under %s: %s" % (max_disk_fill, describe_error(error))) from None
+    if disks is None:
+        raise PlanInputError("max_disk_fill", "the brokers do not report the size of their log dirs' disks "
+                             "(Kafka 3.3 and later do), so the fill cannot be kept")
+    room = disk_room(disks, max_disk_fill)
+    try:
+        batches = make_batches(pending, max_moves_per_broker, sizes, room)
+    except CapacityOrderError as error:
+        raise PlanInputError("max_disk_fill", "no broker's disks may pass %s of their size while the moves copy "
+                             "(a new copy lands before the old replica is deleted), and %s. Free space on those "
+                             "brokers, move less at once, or raise max_disk_fill" % (max_disk_fill, error)) from None
+    return room, disk_peaks(batches, sizes, disks)
+
+
 def execute(client, pending, throttle_rate, max_moves_per_broker, timeout, poll_interval, timeout_ms, report,
-            elect=True, plan_entries=None, progress_every=10):
+            elect=True, plan_entries=None, progress_every=10, room=None):
     """Throttle, submit batch by batch, wait for each, then remove the throttle.
 
     report(status) is called as partitions complete and every progress_every seconds in between, with
@@ -147,6 +178,8 @@ def execute(client, pending, throttle_rate, max_moves_per_broker, timeout, poll_
     the throttle removed.
     The summary includes the bytes the moves copy (read before submitting), the least time they take
     at the throttle and the rate they achieved; sizes_error says why the sizes could not be read.
+    room ({broker: bytes it may still gain}, from check_disk_room()) orders the batches so no broker passes it
+    while copying; without the sizes that needs, nothing is submitted.
     """
     started = time.time()
     throttle = Throttle(client, throttle_rate, pending, plan_entries) if throttle_rate else None
@@ -155,13 +188,17 @@ def execute(client, pending, throttle_rate, max_moves_per_broker, timeout, poll_
     done = []
     total = len(pending)
     last_error = None
-    batches = make_batches(pending, max_moves_per_broker)
     sizes, sizes_error = None, None
     try:
         sizes = read_partition_sizes(client, sorted(set(entry["topic"] for entry in pending)))
     except Exception as error:  # pylint: disable=broad-except
-        # The sizes only inform the result (DescribeLogDirs may not be authorized); the moves go ahead without them.
+        # Without a disk limit the sizes only inform the result (DescribeLogDirs may not be authorized); the moves
+        # go ahead without them.
+        if room is not None:
+            raise KafkaAdminError("cannot read the replicas' sizes to order the moves within max_disk_fill: %s"
+                                  % describe_error(error)) from error
         sizes_error = describe_error(error)
+    batches = make_batches(pending, max_moves_per_broker, sizes, room)
     try:
         if throttle:
             note_adding_replicas(client, pending)
@@ -268,6 +305,9 @@ def check_reassignment_inputs(module):
     params = module.params
     if params["throttle"] and not params["wait"]:
         raise PlanInputError("throttle", "needs wait: true, so the throttle can be removed when the moves end")
+    if params["max_disk_fill"] is not None and not params["wait"]:
+        raise PlanInputError("max_disk_fill", "needs wait: true: the moves are kept under it batch by batch, and "
+                             "without waiting all of them are submitted at once")
     plan, field = load_plan(params)
     return parse_plan(plan, field), field
 
@@ -319,6 +359,10 @@ def run_reassignment(module, client, inputs):
         result["throttle_removed"] = remove_left_over_throttle(module, client, params["throttle"], plan_entries)
         result["changed"] = bool(result["throttle_removed"]["brokers"] or result["throttle_removed"]["topics"])
         return
+    room = None
+    if params["max_disk_fill"] is not None:
+        room, result["disk_peak_bytes"] = check_disk_room(client, pending, params["max_disk_fill"],
+                                                          params["max_moves_per_broker"])
     if module.check_mode:
         return
     if not params["wait"]:
@@ -338,7 +382,7 @@ def run_reassignment(module, client, inputs):
 
     result.update(execute(client, pending, params["throttle"], params["max_moves_per_broker"], params["timeout"],
                           params["poll_interval"], timeout_ms, report, params["elect_leaders"], plan_entries,
-                          params["progress_interval"]))
+                          params["progress_interval"], room))
     sizes_error = result.pop("sizes_error")
     if sizes_error:
         module.warn("the partition sizes could not be read (%s), so bytes_to_move, expected_seconds "

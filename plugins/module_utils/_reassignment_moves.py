@@ -103,28 +103,112 @@ def check_against_cluster(parsed, topics, live_brokers, ongoing, field="plan"):
     return pending
 
 
-def make_batches(pending, max_moves_per_broker):
+class CapacityOrderError(Exception):
+    """Moves remain and none of them fits the room its new replicas' brokers have left.
+
+    needs: [(topic, partition, broker, bytes the copy needs there, bytes of room the broker has)] for each
+    remaining move and each of its new brokers short of room, in plan order.
+    """
+
+    def __init__(self, needs, remaining):
+        shown = ["%s-%d needs %s on broker %d, which has %s" % (topic, partition, _size(count), broker,
+                                                               _size(room) if room > 0 else "none")
+                 for topic, partition, broker, count, room in needs[:5]]
+        super(CapacityOrderError, self).__init__(
+            "none of the %d move(s) left fits: %s%s" % (remaining, "; ".join(shown), " ..." if len(needs) > 5 else ""))
+        self.needs = needs
+
+
+def disk_room(disks, max_fill):
+    """{broker: bytes it may still gain before its disks hold more than max_fill of their size}.
+
+    disks: {broker: {"total_bytes", "used_bytes"}} as read_disk_usage() returns. Negative for a broker already
+    above the fill.
+    """
+    return dict((broker, int(max_fill * disk["total_bytes"]) - disk["used_bytes"]) for broker, disk in disks.items())
+
+
+def _gains_and_frees(entry, sizes):
+    """({broker: bytes its new copy receives}, {broker: bytes its old copy frees once the move completes})."""
+    gains = bytes_to_copy([entry], sizes)[0]
+    copies = sizes.get(entry["topic"], {}).get(entry["partition"], {})
+    frees = dict((broker, copies.get(broker, 0)) for broker in entry["current"] if broker not in entry["target"])
+    return gains, frees
+
+
+def make_batches(pending, max_moves_per_broker, sizes=None, room=None):
     """Cut pending entries into batches in which no broker gains or loses more than the limit of replicas.
 
-    Reorders (no replica added) cost nothing and go in the first batch.
+    Reorders (no replica added) cost nothing and go in the first batch. Moves keep the plan's order otherwise.
+
+    With room ({broker: bytes it may still gain}, disk_room()) and sizes (read_partition_sizes()), a move also
+    waits for a later batch until every broker it copies to has room for the copy beside the batch's other
+    copies there. A broker gains a copy while its batch runs and frees an old replica only when the move that
+    drops it completes (Kafka deletes the old replicas at the end of a reassignment), so room shrinks by the
+    batch's copies and grows by its completed moves' frees before the next batch. A move already in progress
+    goes in the first batch whatever the room (it is copying already). A broker missing from room is not
+    limited. Without room the batches are those of the count limit alone. The order is greedy: a batch takes
+    every move that fits, in plan order. When moves remain and none fits (such as two full brokers exchanging
+    replicas, each waiting for the other to free space), raises CapacityOrderError naming what each needs.
     """
+    room = dict(room) if room is not None else None
     batches = []
     remaining = list(pending)
     while remaining:
-        load = {}
-        batch, later = [], []
+        load, gained = {}, {}
+        batch, later, short = [], [], []
         for entry in remaining:
             touched = set(entry["target"]) ^ set(entry["current"])
-            if entry["in_progress"] or all(load.get(broker, 0) < max_moves_per_broker for broker in touched) \
-                    or not batch:
+            gains = _gains_and_frees(entry, sizes)[0] if room is not None else {}
+            lacking = [(entry["topic"], entry["partition"], broker, count, room[broker] - gained.get(broker, 0))
+                       for broker, count in sorted(gains.items())
+                       if broker in room and gained.get(broker, 0) + count > room[broker]]
+            counted = all(load.get(broker, 0) < max_moves_per_broker for broker in touched) or not batch
+            if entry["in_progress"] or (counted and not lacking):
                 batch.append(entry)
                 for broker in touched:
                     load[broker] = load.get(broker, 0) + 1
+                for broker, count in gains.items():
+                    gained[broker] = gained.get(broker, 0) + count
             else:
                 later.append(entry)
+                short.extend(lacking)
+        if not batch:
+            raise CapacityOrderError(short, len(remaining))
+        if room is not None:
+            for entry in batch:
+                gains, frees = _gains_and_frees(entry, sizes)
+                for broker, count in gains.items():
+                    if broker in room:
+                        room[broker] -= count
+                for broker, count in frees.items():
+                    if broker in room:
+                        room[broker] += count
         batches.append(batch)
         remaining = later
     return batches
+
+
+def disk_peaks(batches, sizes, disks):
+    """{broker: the most bytes its disks hold while the batches run}, from disks' used bytes now.
+
+    Each batch's copies land before its moves free their old replicas (make_batches() says why).
+    """
+    used = dict((broker, disk["used_bytes"]) for broker, disk in disks.items())
+    peaks = dict(used)
+    for batch in batches:
+        moves = [_gains_and_frees(entry, sizes) for entry in batch]
+        for gains, _frees in moves:
+            for broker, count in gains.items():
+                if broker in used:
+                    used[broker] += count
+        for broker, count in used.items():
+            peaks[broker] = max(peaks[broker], count)
+        for _gains, frees in moves:
+            for broker, count in frees.items():
+                if broker in used:
+                    used[broker] -= count
+    return peaks
 
 
 def throttle_entries(pending):

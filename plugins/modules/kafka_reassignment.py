@@ -34,7 +34,8 @@ description:
   - With O(state=absent), cancels the plan's reassignments that are in progress, then removes the throttle of
     the plan's partitions.
   - Numbers out of range (O(timeout), O(poll_interval), O(progress_interval), O(throttle), O(max_moves_per_broker),
-    O(request_timeout)) are refused, naming the option, before the plan is read or the cluster contacted.
+    O(max_disk_fill), O(request_timeout)) are refused, naming the option, before the plan is read or the cluster
+    contacted.
 author:
   - kafkaops.cluster developers (@kafkaops)
 extends_documentation_fragment:
@@ -62,6 +63,18 @@ options:
     description: Largest number of replicas any one broker gains or loses in one batch; at least 1.
     type: int
     default: 20
+  max_disk_fill:
+    description:
+      - Keep every broker's disks at or below this fraction of their size while the moves copy (above 0, at most
+        1). A new copy lands before Kafka deletes the old replica, so a broker receiving data holds both for a
+        while; the batches are ordered so that a copy waits until its broker has room (the moves off it in
+        earlier batches have freed theirs), in the plan's order otherwise.
+      - Read with DescribeLogDirs (each replica's size, each log dir's total and usable bytes; Kafka 3.3 or
+        later). Before any change, in check mode too, the plan is refused naming each move and broker short of
+        room when no move left fits (for example two full brokers exchanging replicas); RV(disk_peak_bytes) says
+        how full each broker gets.
+      - Not set, the disks are not checked. Needs O(wait=true).
+    type: float
   wait:
     description:
       - Wait until every partition has moved. Without waiting all partitions are submitted at once, and no
@@ -200,6 +213,13 @@ expected_seconds:
   returned: when state is present, O(wait) is true and not in check mode
   type: float
   sample: 6.1
+disk_peak_bytes:
+  description:
+    - With O(max_disk_fill), the most bytes each broker's disks hold while the moves run, as ordered (what they
+      hold now, plus each batch's copies before its moves free the old replicas).
+  returned: when O(max_disk_fill) is set and something moves (in check mode too)
+  type: dict
+  sample: {1: 52428800, 2: 73400320, 4: 31457280}
 rate:
   description:
     - Bytes per second the moves achieved, RV(bytes_to_move) over the seconds from the first submission until the
@@ -224,6 +244,7 @@ ARGUMENT_SPEC = dict(
     state=dict(type="str", default="present", choices=["present", "absent"]),
     throttle=dict(type="int", default=0),
     max_moves_per_broker=dict(type="int", default=20),
+    max_disk_fill=dict(type="float"),
     wait=dict(type="bool", default=True),
     timeout=dict(type="int", default=3600),
     poll_interval=dict(type="float", default=2),
@@ -234,6 +255,7 @@ ARGUMENT_SPEC = dict(
 LIMITS = dict(
     throttle=NumberLimit(minimum=0),
     max_moves_per_broker=NumberLimit(minimum=1),
+    max_disk_fill=NumberLimit(minimum=0, maximum=1, exclusive_minimum=True),
     timeout=NumberLimit(minimum=1),
     poll_interval=NumberLimit(minimum=0, exclusive_minimum=True),
     progress_interval=NumberLimit(minimum=0, exclusive_minimum=True),

@@ -7,6 +7,7 @@ must put a move held in flight back where it was; a throttle must hold a move to
 
 import json
 import os
+import re
 import time
 import uuid
 
@@ -365,3 +366,30 @@ def test_throttle_limits_the_rate(kafka, admin, loaded_topic):
     assert throttled["rate"] <= 2 * throttle, figures
     assert free["elapsed"] * 3 <= throttled["elapsed"], figures
     assert free["rate"] >= 3 * throttled["rate"], figures
+
+
+def test_max_disk_fill_refuses_a_copy_without_room_and_reports_each_brokers_peak(kafka, admin, loaded_topic):
+    name = loaded_topic(replication_factor=1, megabytes=2)
+    first = _replicas_of_first(admin, name)[0]
+    target = [broker for broker in _broker_ids(admin) if broker != first][0]
+    move = _plan([{"topic": name, "partition": 0, "replicas": [target]}])
+    # Every broker's disks hold more than a ten-thousandth of their size (the log dirs alone): none has room.
+    for check in (True, False):
+        refused = kafka("kafka_reassignment", check=check, plan=move, max_disk_fill=0.0001, throttle=1000000)
+        assert refused.failed and refused["field"] == "max_disk_fill", refused.output
+        assert refused["msg"].startswith("max_disk_fill: no broker's disks may pass 0.0001 of their size"), \
+            refused["msg"]
+        assert re.search(r"%s-0 needs 1\.9 MiB on broker %d, which has none" % (name, target), refused["msg"]), \
+            refused["msg"]
+    assert _replicas_of_first(admin, name) == [first]
+    assert _throttle_configs(admin, [name]) == {}
+
+    predicted = kafka("kafka_reassignment", check=True, plan=move, max_disk_fill=1)
+    moved = kafka("kafka_reassignment", plan=move, max_disk_fill=1, poll_interval=0.2)
+    assert not moved.failed and moved["moved"] == 1, moved.output
+    assert _replicas_of_first(admin, name) == [target]
+    # Every broker's peak; the target's counts the copy it received on top of what its disks held.
+    for run in (predicted, moved):
+        peaks = dict((int(broker), count) for broker, count in run["disk_peak_bytes"].items())
+        assert set(_broker_ids(admin)) <= set(peaks), peaks
+        assert peaks[target] >= moved["bytes_to_move"] >= 2000000, (peaks, moved["bytes_to_move"])

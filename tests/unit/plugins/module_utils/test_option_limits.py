@@ -68,6 +68,8 @@ REFUSED = [
     (kafka_reassignment, dict(plan=PLAN, poll_interval=-0.5), "poll_interval"),
     (kafka_reassignment, dict(plan=PLAN, throttle=-1), "throttle"),
     (kafka_reassignment, dict(plan=PLAN, max_moves_per_broker=0), "max_moves_per_broker"),
+    (kafka_reassignment, dict(plan=PLAN, max_disk_fill=0), "max_disk_fill"),
+    (kafka_reassignment, dict(plan=PLAN, max_disk_fill=1.5), "max_disk_fill"),
     (kafka_reassignment, dict(plan=PLAN, request_timeout=0), "request_timeout"),
     (kafka_reassignment, dict(plan=PLAN, state="absent", timeout=-1), "timeout"),
     (kafka_topic, dict(name="orders", partitions=0), "partitions"),
@@ -84,7 +86,8 @@ REFUSED = [
 
 @pytest.mark.parametrize("module, args, field", REFUSED, ids=[
     "move-timeout-negative", "move-timeout-zero", "poll-interval-zero", "poll-interval-negative", "throttle-negative",
-    "max-moves-zero", "move-request-timeout", "cancel-timeout", "topic-partitions", "topic-replication-factor",
+    "max-moves-zero", "disk-fill-zero", "disk-fill-above-one", "move-request-timeout", "cancel-timeout",
+    "topic-partitions", "topic-replication-factor",
     "topics-default-partitions", "topics-item-partitions", "topics-item-replication-factor", "topic-request-timeout",
     "plan-replication-factor", "plan-request-timeout", "info-request-timeout"])
 def test_admin_modules_refuse_before_connecting(monkeypatch, capsys, module, args, field):

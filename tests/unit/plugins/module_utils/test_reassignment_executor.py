@@ -290,3 +290,49 @@ def test_a_plan_onto_a_fenced_broker_is_refused_before_anything_moves(run_module
     result = run_module(kafka_reassignment.main, dict(SERVERS, plan=MOVE, throttle=5000000), cluster)
     assert result["failed"] and result["msg"].startswith("plan.partitions[0].replicas: broker 4 is not a live broker")
     assert cluster.writes() == []
+
+
+# ---- max_disk_fill: no broker's disks past the fill while the moves copy ----------------------------------------
+
+
+def _disks(cluster, usable_on_4):
+    """Every broker's disks 10 MB; broker 4 has usable_on_4 bytes left."""
+    cluster.disks = dict((broker, (10000000, usable_on_4 if broker == 4 else 8000000)) for broker in (1, 2, 3, 4))
+    return cluster
+
+
+def test_max_disk_fill_orders_within_the_room_and_reports_each_brokers_peak(run_module, cluster):
+    _disks(cluster, 8000000)
+    arguments = dict(SERVERS, plan=MOVE, max_disk_fill=0.9, poll_interval=0.01)
+    predicted = run_module(kafka_reassignment.main, arguments, cluster, check_mode=True)
+    assert predicted["changed"] and cluster.writes() == []
+    # Broker 4 holds 2 MB and gains orders-0's 1 MB copy; broker 3 keeps its 2 MB until the move completes.
+    assert predicted["disk_peak_bytes"] == {1: 2000000, 2: 2000000, 3: 2000000, 4: 3000000}
+    result = run_module(kafka_reassignment.main, arguments, cluster)
+    assert not result.get("failed"), result
+    assert result["moved"] == 1 and result["disk_peak_bytes"] == predicted["disk_peak_bytes"]
+    assert cluster.topics["orders"][0] == [1, 2, 4]
+
+
+@pytest.mark.parametrize("check_mode", [True, False], ids=["check-mode", "real"])
+def test_a_copy_that_would_pass_max_disk_fill_is_refused_before_any_change(run_module, cluster, check_mode):
+    # Broker 4 holds 8.5 MB of 10: at 0.9 it has 0.5 MB of room, and orders-0's copy is 1 MB.
+    _disks(cluster, 1500000)
+    result = run_module(kafka_reassignment.main, dict(SERVERS, plan=MOVE, max_disk_fill=0.9, throttle=5000000),
+                        cluster, check_mode=check_mode)
+    assert result["failed"]
+    assert result["msg"].startswith("max_disk_fill: no broker's disks may pass 0.9 of their size"), result["msg"]
+    assert "orders-0 needs 976.6 KiB on broker 4, which has 488.3 KiB" in result["msg"], result["msg"]
+    assert cluster.writes() == [] and cluster.topics["orders"][0] == [1, 2, 3]
+
+
+def test_max_disk_fill_needs_brokers_that_report_their_disks(run_module, cluster):
+    result = run_module(kafka_reassignment.main, dict(SERVERS, plan=MOVE, max_disk_fill=0.9), cluster)
+    assert result["failed"] and "max_disk_fill: the brokers do not report the size of their log dirs" in result["msg"]
+    assert cluster.writes() == []
+
+
+def test_max_disk_fill_needs_wait(run_module, cluster):
+    result = run_module(kafka_reassignment.main, dict(SERVERS, plan=MOVE, max_disk_fill=0.9, wait=False), cluster)
+    assert result["failed"] and result["msg"].startswith("max_disk_fill: needs wait: true"), result["msg"]
+    assert cluster.writes() == []

@@ -1,6 +1,8 @@
 """What a reassignment must copy and the least time it takes at a throttle (pure functions of _reassignment_moves)."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from ansible_collections.kafkaops.cluster.plugins.module_utils import _reassignment_moves as moves
 from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_moves import (
     PlanInputError,
@@ -144,3 +146,87 @@ def test_describe_progress_names_every_figure_it_has():
                    "1 min 35 s elapsed"
     assert moves.describe_progress(dict(done=0, total=1, elapsed=2.0, bytes_total=None, bytes_copied=None, rate=None,
                                         seconds_left=None)) == "0 of 1 partitions moved, 2 s elapsed"
+
+
+# ---- batches that keep every broker's disks under their limit while copying ------------------------------
+
+
+def test_without_room_the_batches_are_those_of_the_count_limit():
+    pending = [entry(0, [1, 2], [1, 3]), entry(1, [2, 3], [2, 4]), entry(0, [4], [5], topic="u")]
+    assert make_batches(pending, 1, SIZES, None) == make_batches(pending, 1)
+    # Room enough everywhere changes nothing either.
+    assert make_batches(pending, 1, SIZES, {3: 10 ** 9, 4: 10 ** 9, 5: 10 ** 9}) == make_batches(pending, 1)
+
+
+def test_a_copy_waits_until_a_move_off_its_broker_has_freed_room():
+    # Broker 3 has room for 600 bytes: t-0's copy (1,000) fits only after t-1's replica on 3 (500) is gone.
+    pending = [entry(0, [1, 2], [1, 3]), entry(1, [2, 3], [2, 4])]
+    batches = make_batches(pending, 20, SIZES, {3: 600, 4: 10 ** 6})
+    assert [[(item["topic"], item["partition"]) for item in batch] for batch in batches] == [[("t", 1)], [("t", 0)]]
+    disks = {3: {"total_bytes": 2000, "used_bytes": 600}, 4: {"total_bytes": 10 ** 7, "used_bytes": 0}}
+    # 600 + 1,000 after the 500 left; had both run at once, 3 would have held 600 + 1,000 before the 500 left.
+    assert moves.disk_peaks(batches, SIZES, disks)[3] == 1100
+    assert moves.disk_peaks(make_batches(pending, 20), SIZES, disks)[3] == 1600
+
+
+def test_copies_onto_one_broker_share_its_room_within_a_batch():
+    sizes = {"t": {0: {1: 400}, 1: {1: 400}, 2: {1: 400}}}
+    pending = [entry(partition, [1], [2]) for partition in range(3)]
+    assert len(make_batches(pending, 20, sizes, {2: 1200})) == 1
+    # Two copies fit beside each other, the third would pass the room; nothing leaves broker 2, so it never fits.
+    with pytest.raises(moves.CapacityOrderError) as refused:
+        make_batches(pending, 20, sizes, {2: 1000, 1: 10 ** 6})
+    assert "none of the 1 move(s) left fits: t-2 needs 400 B on broker 2, which has 200 B" in str(refused.value)
+    assert refused.value.needs == [("t", 2, 2, 400, 200)]
+
+
+def test_two_full_brokers_exchanging_replicas_are_refused_naming_both():
+    sizes = {"t": {0: {1: 2 << 20}, 1: {2: 3 << 20}}}
+    pending = [entry(0, [1], [2]), entry(1, [2], [1])]
+    with pytest.raises(moves.CapacityOrderError) as refused:
+        make_batches(pending, 20, sizes, {1: 1 << 20, 2: -5})
+    message = str(refused.value)
+    assert "none of the 2 move(s) left fits" in message
+    assert "t-0 needs 2.0 MiB on broker 2, which has none" in message
+    assert "t-1 needs 3.0 MiB on broker 1, which has 1.0 MiB" in message
+
+
+def test_a_move_in_progress_goes_first_whatever_the_room():
+    pending = [entry(0, [3, 1, 2], [3, 1], in_progress=True), entry(1, [2, 3], [2, 4])]
+    batches = make_batches(pending, 20, SIZES, {3: 0, 4: 10 ** 6})
+    assert batches[0][0]["in_progress"] and len(batches) == 1
+
+
+def test_disk_room_is_the_fill_limit_less_what_the_disks_hold():
+    disks = {1: {"total_bytes": 1000, "used_bytes": 700}, 2: {"total_bytes": 1000, "used_bytes": 900}}
+    assert moves.disk_room(disks, 0.85) == {1: 150, 2: -50}
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_random_batches_never_take_a_broker_past_its_room(data):
+    brokers = list(range(1, data.draw(st.integers(3, 6)) + 1))
+    count = data.draw(st.integers(1, 12))
+    sizes, pending = {"t": {}}, []
+    for partition in range(count):
+        current = data.draw(st.lists(st.sampled_from(brokers), min_size=1, max_size=3, unique=True))
+        target = data.draw(st.lists(st.sampled_from(brokers), min_size=1, max_size=3, unique=True))
+        size = data.draw(st.integers(0, 1000))
+        sizes["t"][partition] = dict((broker, size) for broker in current)
+        pending.append(entry(partition, current, target))
+    room = dict((broker, data.draw(st.integers(-100, 3000))) for broker in brokers)
+    limit = data.draw(st.integers(1, 3))
+    try:
+        batches = make_batches(pending, limit, sizes, room)
+    except moves.CapacityOrderError as refused:
+        # Refused only when some move is short of room at the point where the greedy order stopped.
+        assert refused.needs and all(needed > left for _t, _p, _b, needed, left in refused.needs)
+        return
+    scheduled = [item["partition"] for batch in batches for item in batch]
+    assert sorted(scheduled) == list(range(count))
+    # Each broker's disks hold its current copies; no batch takes them further than the room it had, since a
+    # batch's copies fit the room left after earlier batches' copies and frees.
+    held = dict((broker, sum(copies.get(broker, 0) for copies in sizes["t"].values())) for broker in brokers)
+    disks = dict((broker, {"total_bytes": 10 ** 9, "used_bytes": held[broker]}) for broker in brokers)
+    peaks = moves.disk_peaks(batches, sizes, disks)
+    assert all(peaks[broker] <= held[broker] + max(room[broker], 0) for broker in brokers), (peaks, held, room)
