@@ -151,7 +151,7 @@ def check_disk_room(client, pending, max_disk_fill, max_moves_per_broker):
     try:
         sizes = read_partition_sizes(client, topics)
         disks = read_disk_usage(client, topics)[1]
-    except KafkaAdminError as error:
+    except Exception as error:  # pylint: disable=broad-except
         raise PlanInputError("max_disk_fill", "cannot read the replicas' sizes and the brokers' disks to keep "
                              "them under %s: %s" % (max_disk_fill, describe_error(error))) from None
     if disks is None:
@@ -198,7 +198,12 @@ def execute(client, pending, throttle_rate, max_moves_per_broker, timeout, poll_
             raise KafkaAdminError("cannot read the replicas' sizes to order the moves within max_disk_fill: %s"
                                   % describe_error(error)) from error
         sizes_error = describe_error(error)
-    batches = make_batches(pending, max_moves_per_broker, sizes, room)
+    try:
+        batches = make_batches(pending, max_moves_per_broker, sizes, room)
+    except CapacityOrderError as error:
+        # check_disk_room() found an order; the partitions have grown since it read their sizes.
+        raise KafkaAdminError("the partitions grew since max_disk_fill was checked, and now %s; nothing was "
+                              "submitted" % error) from None
     try:
         if throttle:
             note_adding_replicas(client, pending)
