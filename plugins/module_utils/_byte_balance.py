@@ -59,6 +59,24 @@ better) copies at least:
 Each line holds for every such plan on its own, so their largest, ``bytes_moved_lower_bound``, does too,
 whatever way the plan was found. The ratio ``bytes_moved / bytes_moved_lower_bound`` says how close to
 the least copying this balance allows the plan came.
+
+The best balance any plan reaches
+---------------------------------
+``imbalance_lower_bound`` is an imbalance no placement of the entries on the targets goes below, however
+many bytes it copies. The mean fill is the same for every placement (the replication factors are given),
+so it bounds the largest fill ``F``; each of these holds for every placement:
+
+* ``F >= base_b / w_b`` for every target b: what else its disks hold never moves.
+* ``F >= lambda``, the least fill at which the targets have room for every replica, where a broker takes
+  at most one replica of each partition: ``sum over b of min(U, max(0, lambda * w_b - base_b))`` reaches
+  ``T`` (``U`` the sum of the sizes, ``T`` the bytes of all replicas). A placement with largest fill ``F``
+  puts ``L_b - base_b <= min(U, F * w_b - base_b)`` on each broker and ``T`` in all, so ``F`` cannot be
+  below ``lambda``.
+* ``F >= `` the ``r``-th smallest of ``(base_b + S_i) / w_b`` for each partition i with ``r`` replicas:
+  its replicas lie on ``r`` distinct brokers, each then holding at least ``base_b + S_i``.
+
+Their largest over the mean fill (and at least 1) is the bound. It ignores racks and the count window, so a
+plan may not reach it even in principle; ``imbalance_after`` over it says how far from the best the plan is.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -311,6 +329,48 @@ def _imbalance(loads, weights):
     return max(loads[position] / weights[position] for position in range(len(loads))) / mean
 
 
+def _imbalance_lower_bound(entries, sizes, weights, base):
+    """The least imbalance any placement can reach (the module docstring argues it), or None without targets."""
+    if not weights:
+        return None
+    replica_bytes = sum(sizes[index] * entry[3] for index, entry in enumerate(entries))
+    total = sum(base) + replica_bytes
+    if not total:
+        return 1.0
+    mean = fractions.Fraction(total, sum(weights))
+    largest = max(fractions.Fraction(base[position], weights[position]) for position in range(len(weights)))
+    # The largest partition of each replication factor: its copies lie on that many distinct brokers.
+    biggest = {}
+    for index, entry in enumerate(entries):
+        biggest[entry[3]] = max(biggest.get(entry[3], 0), sizes[index])
+    for count, size in biggest.items():
+        if 0 < count <= len(weights):
+            fills = sorted(fractions.Fraction(base[position] + size, weights[position])
+                           for position in range(len(weights)))
+            largest = max(largest, fills[count - 1])
+    # The room the targets have at fill x, each taking at most one replica per partition, is piecewise linear
+    # in x: walk its break points until it holds every replica, then solve within the last piece.
+    cap = sum(sizes)
+    points = sorted(set(fractions.Fraction(base[position] + extra, weights[position])
+                        for position in range(len(weights)) for extra in (0, cap)))
+
+    def room(fill):
+        return sum(min(cap, max(0, fill * weights[position] - base[position])) for position in range(len(weights)))
+
+    if room(points[-1]) >= replica_bytes:
+        low = points[0]
+        for point in points:
+            if room(point) >= replica_bytes:
+                # Between low and point the room grows linearly, by the weights of the brokers still filling.
+                slope = sum(weights[position] for position in range(len(weights))
+                            if base[position] <= low * weights[position] < base[position] + cap)
+                fill = low + (replica_bytes - room(low)) / slope if slope else point
+                largest = max(largest, min(fill, point))
+                break
+            low = point
+    return float(max(fractions.Fraction(1), largest / mean))
+
+
 def balance_bytes(entries, sizes, targets, layout=None, weights=None, count_slack=None, base=None):
     """Replica sets for ``entries`` on ``targets`` that even out the fill of the target brokers.
 
@@ -328,7 +388,8 @@ def balance_bytes(entries, sizes, targets, layout=None, weights=None, count_slac
     Returns a dict: ``final_sets`` (a sorted tuple of broker ids per entry), ``bytes_moved``,
     ``bytes_moved_lower_bound`` (see the module docstring), ``bytes_before`` and ``bytes_after``
     (``{broker: bytes}`` over the targets and every broker holding a replica now), ``imbalance_before``
-    and ``imbalance_after`` (over the targets), ``replicas_after`` (``{broker: count}``), ``count_window``
+    and ``imbalance_after`` (over the targets), ``imbalance_lower_bound`` (no placement goes below it; the
+    module docstring), ``replicas_after`` (``{broker: count}``), ``count_window``
     (``{broker: [floor, ceiling]}``), ``moves`` (moves and exchanges made).
     """
     position_of = dict((broker, position) for position, broker in enumerate(targets))
@@ -416,6 +477,7 @@ def balance_bytes(entries, sizes, targets, layout=None, weights=None, count_slac
         "imbalance_before": _imbalance([bytes_before[broker] + base_list[position]
                                         for position, broker in enumerate(targets)], weight_list),
         "imbalance_after": _imbalance(state.loads, weight_list),
+        "imbalance_lower_bound": _imbalance_lower_bound(entries, sizes, weight_list, base_list),
         "replicas_after": dict((broker, state.counts[position]) for position, broker in enumerate(targets)),
         "count_window": dict((broker, low_high[position]) for position, broker in enumerate(targets)),
         "moves": moves,

@@ -141,6 +141,7 @@ import collections
 import heapq
 import itertools
 import json
+import math
 
 _UNREACHED = 1 << 62
 _INT_ONLY = set([int])
@@ -1152,6 +1153,14 @@ def _bytes_placement(entries, sizes, targets, layout, capacities, max_disk_fill)
     return placed
 
 
+def _round_down(value, digits):
+    """value rounded down to digits decimals (a bound rounded up could claim more than it proves), or None."""
+    if value is None:
+        return None
+    scale = 10 ** digits
+    return math.floor(value * scale) / scale
+
+
 def plan_reassignment(assignment, brokers, broker_list, topics=None, replication_factor=None, rack_aware=True,
                       balance="replicas", sizes=None, capacities=None, max_disk_fill=None):
     """Plan a reassignment of ``topics`` onto ``broker_list``.
@@ -1185,6 +1194,7 @@ def plan_reassignment(assignment, brokers, broker_list, topics=None, replication
         "target", "replicas_before", "replicas_after", "leaders_before", "leaders_after"}``, sorted by
         broker id. With ``"bytes"`` also ``bytes_moved``, ``bytes_moved_lower_bound``,
         ``imbalance_before`` and ``imbalance_after`` (largest fill over mean fill of the targets),
+        ``imbalance_lower_bound`` (no placement reaches a lower imbalance; _byte_balance argues it),
         ``max_disk_fill`` and per broker ``bytes_before``, ``bytes_after`` (the selected partitions'),
         ``capacity_bytes`` and ``other_bytes`` (None without capacities).
 
@@ -1292,7 +1302,9 @@ def plan_reassignment(assignment, brokers, broker_list, topics=None, replication
     if placed is not None:
         summary.update(bytes_moved=placed["bytes_moved"], bytes_moved_lower_bound=placed["bytes_moved_lower_bound"],
                        imbalance_before=round(placed["imbalance_before"], 4),
-                       imbalance_after=round(placed["imbalance_after"], 4), max_disk_fill=placed["fill_limit"])
+                       imbalance_after=round(placed["imbalance_after"], 4),
+                       imbalance_lower_bound=_round_down(placed["imbalance_lower_bound"], 4),
+                       max_disk_fill=placed["fill_limit"])
     return {
         "plan": {"version": 1, "partitions": plan},
         "rollback_plan": {"version": 1, "partitions": rollback},

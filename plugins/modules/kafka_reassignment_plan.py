@@ -194,7 +194,9 @@ summary:
       max-min spreads of replicas and leaders before and after; C(balance).
     - With O(balance=bytes) - C(bytes_moved) (bytes copied onto brokers that lack them),
       C(bytes_moved_lower_bound) (no plan reaching the same balance copies less), C(imbalance_before) and
-      C(imbalance_after) (the fullest broker's fill over the mean fill), C(max_disk_fill), C(sizes_from) and
+      C(imbalance_after) (the fullest broker's fill over the mean fill), C(imbalance_lower_bound) (the lowest
+      imbalance any placement of the selected partitions on the target brokers can reach, to judge
+      C(imbalance_after) by), C(max_disk_fill), C(sizes_from) and
       C(capacities_from) (where the figures came from), and per broker C(bytes_before), C(bytes_after),
       C(capacity_bytes) and C(other_bytes). C(lower_bound) and C(counting_bound) are then null (they are
       bounds on replica moves).

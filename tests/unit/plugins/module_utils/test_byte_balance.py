@@ -152,3 +152,55 @@ def test_brute_force_with_racks_every_rack_valid_plan_of_the_same_balance_copies
 
     for plan, copied in _plans_of_the_same_balance(entries, sizes, targets, result, rack_valid):
         assert copied >= result["bytes_moved_lower_bound"], (plan, copied, result)
+
+
+# ---- the best balance any placement reaches ----------------------------------------------------------------
+
+
+def test_one_large_partition_bounds_the_balance_and_the_plan_reaches_it():
+    # Three brokers, one replica each: 100 MiB on one broker whatever the plan; the mean is 34 MiB.
+    entries = _entries({"t": {0: [1], 1: [2], 2: [3]}})
+    result = balance_bytes(entries, [100 * MIB, MIB, MIB], [1, 2, 3])
+    assert result["imbalance_lower_bound"] == pytest.approx(100 / 34.0)
+    assert result["imbalance_after"] == pytest.approx(result["imbalance_lower_bound"])
+
+
+def test_even_partitions_can_be_perfectly_even():
+    entries = _entries({"t": dict((partition, [1, 2]) for partition in range(6))})
+    result = balance_bytes(entries, [10 * MIB] * 6, [1, 2, 3])
+    assert result["imbalance_lower_bound"] == 1.0 == result["imbalance_after"]
+
+
+def test_what_else_a_disk_holds_bounds_the_balance():
+    entries = _entries({"t": {0: [1], 1: [2]}})
+    # Broker 1's disk holds 90 bytes of something else: its fill is at least 90 of 100 whatever moves.
+    result = balance_bytes(entries, [5, 5], [1, 2], weights={1: 100, 2: 100}, base={1: 90, 2: 0})
+    assert result["imbalance_lower_bound"] == pytest.approx(90 / 50.0)
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_brute_force_no_placement_goes_below_the_imbalance_bound(seed):
+    """Over every placement (any number of copies), the best imbalance is at least the bound, and the plan
+    found is no better than the best (it is one of the placements)."""
+    rng = random.Random(3000 + seed)
+    targets = [1, 2, 3, 4] if seed % 2 else [1, 2, 3]
+    factor = rng.randint(1, 2)
+    assignment = {"t": {p: rng.sample([1, 2, 3], factor) for p in range(rng.randint(2, 5))}}
+    entries = _entries(assignment)
+    sizes = [rng.choice([1, 2, 3, 50]) * rng.randint(1, 9) for _entry in entries]
+    weights = dict((broker, rng.choice([100, 200, 300])) for broker in targets) if seed % 3 == 0 else None
+    base = dict((broker, rng.randint(0, 150)) for broker in targets) if seed % 3 == 0 else None
+    result = balance_bytes(entries, sizes, targets, weights=weights, base=base, count_slack=10)
+    weight = dict((broker, (weights or {}).get(broker, 1)) for broker in targets)
+    held = dict((broker, (base or {}).get(broker, 0)) for broker in targets)
+    mean = (sum(held.values()) + sum(sizes[index] * entry[3] for index, entry in enumerate(entries))) / float(
+        sum(weight.values()))
+    best = None
+    for plan in _all_plans(entries, targets):
+        loads = dict(held)
+        for index, final in enumerate(plan):
+            for broker in final:
+                loads[broker] += sizes[index]
+        imbalance = max(loads[broker] / float(weight[broker]) for broker in targets) / mean
+        best = imbalance if best is None else min(best, imbalance)
+    assert result["imbalance_lower_bound"] <= best + 1e-9 <= result["imbalance_after"] + 2e-9, (best, result)

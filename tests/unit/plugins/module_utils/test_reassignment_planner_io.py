@@ -183,6 +183,7 @@ def test_bytes_balance_reads_sizes_and_disks_in_one_request_and_evens_the_fill(r
     assert summary["balance"] == "bytes" and summary["sizes_from"] == "DescribeLogDirs"
     assert summary["capacities_from"] is None and summary["max_disk_fill"] is None
     assert summary["imbalance_before"] > 1.3 and summary["imbalance_after"] < 1.1, summary
+    assert 1.0 <= summary["imbalance_lower_bound"] <= summary["imbalance_after"], summary
     assert summary["bytes_moved_lower_bound"] <= summary["bytes_moved"] <= 1.1 * summary["bytes_moved_lower_bound"]
     assert summary["lower_bound"] is None and summary["counting_bound"] is None
     rows = dict((row["broker"], row) for row in summary["brokers"])
