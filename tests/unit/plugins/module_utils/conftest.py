@@ -263,6 +263,19 @@ class FakeAdminClient:
 
     def elect_leaders(self, election_type, partitions, timeout_ms=None, raise_errors=True):
         self._record("elect_leaders", partitions=dict(partitions))
+        # Leadership follows: preferred (0) puts the first replica first in the ISR where it is in sync;
+        # unclean (1) makes the first replica of a partition without an in-sync one its leader.
+        for topic, numbers in partitions.items():
+            for number in numbers:
+                isr = self.cluster.isr.get((topic, number))
+                replicas = self.cluster.topics.get(topic, {}).get(number, [])
+                if isr is None or not replicas:
+                    continue
+                if election_type == 0 and replicas[0] in isr:
+                    others = [broker for broker in isr if broker != replicas[0]]
+                    self.cluster.isr[(topic, number)] = [replicas[0]] + others
+                elif election_type == 1 and not isr:
+                    self.cluster.isr[(topic, number)] = [replicas[0]]
         return SimpleNamespace(replica_election_results=[
             SimpleNamespace(topic=topic, partition_result=[SimpleNamespace(partition_id=partition, error_code=0)
                                                            for partition in numbers])
