@@ -111,8 +111,8 @@ class CapacityOrderError(Exception):
     """
 
     def __init__(self, needs, remaining):
-        shown = ["%s-%d needs %s on broker %d, which has %s" % (topic, partition, _size(count), broker,
-                                                               _size(room) if room > 0 else "none")
+        shown = ["%s-%d needs %s on broker %d, which has %s"
+                 % (topic, partition, _size(count), broker, _size(room) if room > 0 else "none")
                  for topic, partition, broker, count, room in needs[:5]]
         super(CapacityOrderError, self).__init__(
             "none of the %d move(s) left fits: %s%s" % (remaining, "; ".join(shown), " ..." if len(needs) > 5 else ""))

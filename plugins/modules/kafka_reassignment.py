@@ -219,7 +219,7 @@ disk_peak_bytes:
       hold now, plus each batch's copies before its moves free the old replicas).
   returned: when O(max_disk_fill) is set and something moves (in check mode too)
   type: dict
-  sample: {1: 52428800, 2: 73400320, 4: 31457280}
+  sample: {"1": 52428800, "2": 73400320, "4": 31457280}
 rate:
   description:
     - Bytes per second the moves achieved, RV(bytes_to_move) over the seconds from the first submission until the
