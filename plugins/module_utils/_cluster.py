@@ -204,39 +204,54 @@ def _replica_sizes(responses):
                         yield topic["name"], partition["partition_index"], broker["broker"], partition["partition_size"]
 
 
+def _copies(responses):
+    """{topic: {partition: {broker_id: bytes}}} of DescribeLogDirs responses."""
+    sizes = {}
+    for topic, partition, broker, size in _replica_sizes(responses):
+        sizes.setdefault(topic, {}).setdefault(partition, {})[broker] = size
+    return sizes
+
+
+def _disks(responses):
+    """{broker_id: {"total_bytes", "used_bytes"}} summed over each broker's log dirs, or None when a broker does
+    not report its disks (Kafka before 3.3, KIP-827: -1)."""
+    disks = {}
+    for broker in responses:
+        total = used = 0
+        for log_dir in broker.get("log_dirs", []):
+            if log_dir.get("total_bytes", -1) < 0 or log_dir.get("usable_bytes", -1) < 0:
+                return None
+            total += log_dir["total_bytes"]
+            used += log_dir["total_bytes"] - log_dir["usable_bytes"]
+        if not total:
+            return None
+        disks[broker["broker"]] = {"total_bytes": total, "used_bytes": used}
+    return disks or None
+
+
 def read_partition_sizes(client, topics):
     """{topic: {partition: {broker_id: bytes}}} from DescribeLogDirs on every broker.
 
     topics: topic names, or {topic: [partitions]} when the partitions are known already (kafka-python
     otherwise describes the named topics first to learn them: one more Metadata request).
     """
-    sizes = {}
-    for topic, partition, broker, size in _replica_sizes(client.describe_log_dirs(_asked_topics(topics))):
-        sizes.setdefault(topic, {}).setdefault(partition, {})[broker] = size
-    return sizes
+    return _copies(client.describe_log_dirs(_asked_topics(topics)))
+
+
+def read_copies_and_disks(client, topics):
+    """(read_partition_sizes()'s copies, read_disk_usage()'s disks) from one DescribeLogDirs round."""
+    responses = client.describe_log_dirs(_asked_topics(topics))
+    return _copies(responses), _disks(responses)
 
 
 def read_disk_usage(client, topics):
     """(sizes, disks) from one DescribeLogDirs round: sizes ``{topic: {partition: bytes of its largest
     replica}}``, disks ``{broker_id: {"total_bytes", "used_bytes"}}`` summed over each broker's log dirs,
     or None when a broker does not report its disks (Kafka before 3.3, KIP-827: -1)."""
-    responses = client.describe_log_dirs(_asked_topics(topics))
-    sizes = {}
-    for topic, partition, _broker, size in _replica_sizes(responses):
-        by_partition = sizes.setdefault(topic, {})
-        by_partition[partition] = max(size, by_partition.get(partition, 0))
-    disks = {}
-    for broker in responses:
-        total = used = 0
-        for log_dir in broker.get("log_dirs", []):
-            if log_dir.get("total_bytes", -1) < 0 or log_dir.get("usable_bytes", -1) < 0:
-                return sizes, None
-            total += log_dir["total_bytes"]
-            used += log_dir["total_bytes"] - log_dir["usable_bytes"]
-        if not total:
-            return sizes, None
-        disks[broker["broker"]] = {"total_bytes": total, "used_bytes": used}
-    return sizes, disks or None
+    copies, disks = read_copies_and_disks(client, topics)
+    sizes = dict((topic, dict((partition, max(by_broker.values())) for partition, by_broker in partitions.items()))
+                 for topic, partitions in copies.items())
+    return sizes, disks
 
 
 def read_throttles(client, topics, broker_ids):

@@ -25,7 +25,7 @@ except ImportError:
 from ansible_collections.kafkaops.cluster.plugins.module_utils._cluster import (
     current_assignment,
     read_brokers,
-    read_disk_usage,
+    read_copies_and_disks,
     read_partition_sizes,
     read_reassignments,
     read_topics,
@@ -35,6 +35,7 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin impo
     describe_error,
     forget_controller,
 )
+from ansible_collections.kafkaops.cluster.plugins.module_utils._leader_election import elect as ask_for_elections
 from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_throttle import Throttle
 from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_moves import (
     CapacityOrderError,
@@ -115,17 +116,8 @@ def elect_preferred_leaders(client, keys, timeout_ms):
     """Preferred leader election for the given partitions; returns those whose election failed."""
     if not keys:
         return []
-    by_topic = {}
-    for topic, partition in keys:
-        by_topic.setdefault(topic, []).append(partition)
-    response = client.elect_leaders(0, by_topic, timeout_ms=timeout_ms, raise_errors=False)
-    failed = []
-    for result in getattr(response, "replica_election_results", []) or []:
-        for partition in result.partition_result:
-            # 84: ELECTION_NOT_NEEDED, the preferred leader already leads.
-            if partition.error_code not in (0, 84):
-                failed.append("%s-%d" % (result.topic, partition.partition_id))
-    return failed
+    elections = [dict(topic=topic, number=partition) for topic, partition in keys]
+    return [entry["partition"] for entry in ask_for_elections(client, "preferred", elections, timeout_ms)]
 
 
 def _remaining_sizes(client, entries):
@@ -143,14 +135,12 @@ def _remaining_sizes(client, entries):
 def check_disk_room(client, pending, max_disk_fill, max_moves_per_broker):
     """(room, {broker: the most bytes its disks hold while the moves run}) for max_disk_fill, or PlanInputError.
 
-    Reads each replica's size and each broker's disks (DescribeLogDirs, twice: the sizes per copy, and the disks'
-    total and usable bytes) and orders the moves as execute() will (make_batches with the room), so a plan that
-    would take a broker's disks past the fill while copying is refused before anything changes, in check mode too.
+    Reads each replica's size and each broker's disks' total and usable bytes (one DescribeLogDirs round) and
+    orders the moves as execute() will (make_batches with the room), so a plan that would take a broker's disks
+    past the fill while copying is refused before anything changes, in check mode too.
     """
-    topics = sorted(set(entry["topic"] for entry in pending))
     try:
-        sizes = read_partition_sizes(client, topics)
-        disks = read_disk_usage(client, topics)[1]
+        sizes, disks = read_copies_and_disks(client, sorted(set(entry["topic"] for entry in pending)))
     except Exception as error:  # pylint: disable=broad-except
         raise PlanInputError("max_disk_fill", "cannot read the replicas' sizes and the brokers' disks to keep "
                              "them under %s: %s" % (max_disk_fill, describe_error(error))) from None

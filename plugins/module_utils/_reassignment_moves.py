@@ -152,39 +152,41 @@ def make_batches(pending, max_moves_per_broker, sizes=None, room=None):
     replicas, each waiting for the other to free space), raises CapacityOrderError naming what each needs.
     """
     room = dict(room) if room is not None else None
+    # Each move's copies and frees, worked out once: a move may wait through several batches.
+    effects = [_gains_and_frees(entry, sizes) if room is not None else ({}, {}) for entry in pending]
     batches = []
-    remaining = list(pending)
+    remaining = list(range(len(pending)))
     while remaining:
         load, gained = {}, {}
         batch, later, short = [], [], []
-        for entry in remaining:
+        for index in remaining:
+            entry, gains = pending[index], effects[index][0]
             touched = set(entry["target"]) ^ set(entry["current"])
-            gains = _gains_and_frees(entry, sizes)[0] if room is not None else {}
             lacking = [(entry["topic"], entry["partition"], broker, count, room[broker] - gained.get(broker, 0))
                        for broker, count in sorted(gains.items())
                        if broker in room and gained.get(broker, 0) + count > room[broker]]
             counted = all(load.get(broker, 0) < max_moves_per_broker for broker in touched) or not batch
             if entry["in_progress"] or (counted and not lacking):
-                batch.append(entry)
+                batch.append(index)
                 for broker in touched:
                     load[broker] = load.get(broker, 0) + 1
                 for broker, count in gains.items():
                     gained[broker] = gained.get(broker, 0) + count
             else:
-                later.append(entry)
+                later.append(index)
                 short.extend(lacking)
         if not batch:
             raise CapacityOrderError(short, len(remaining))
         if room is not None:
-            for entry in batch:
-                gains, frees = _gains_and_frees(entry, sizes)
+            for index in batch:
+                gains, frees = effects[index]
                 for broker, count in gains.items():
                     if broker in room:
                         room[broker] -= count
                 for broker, count in frees.items():
                     if broker in room:
                         room[broker] += count
-        batches.append(batch)
+        batches.append([pending[index] for index in batch])
         remaining = later
     return batches
 
