@@ -194,11 +194,11 @@ test:
 	   echo $$? > $(CHECKS_LOG).status ) & \
 	  echo "lints, sanity and unit tests started beside the scenarios (log: $(CHECKS_LOG))"; \
 	  $(STEP) run molecule -- $(RUN_LANES) && lanes=0 || lanes=$$?; \
-	  wait; checks=$$(cat $(CHECKS_LOG).status); \
-	  if [ "$$checks" -ne 0 ]; then echo "=== lints, sanity or unit tests failed (end of $(CHECKS_LOG)) ==="; \
+	  wait; checks=$$(cat $(CHECKS_LOG).status 2>/dev/null || echo "no exit status recorded"); \
+	  if [ "$$checks" != 0 ]; then echo "=== lints, sanity or unit tests failed: $$checks (end of $(CHECKS_LOG)) ==="; \
 	    tail -n 60 $(CHECKS_LOG); else grep -E '^[0-9]+ passed' $(CHECKS_LOG) | tail -n 1 || true; fi; \
 	  $(STEP) table --budget-minutes $(TEST_BUDGET_MINUTES) --markdown .cache/logs/step-usage.md; \
-	  [ "$$lanes" -eq 0 ] && [ "$$checks" -eq 0 ]
+	  [ "$$lanes" -eq 0 ] && [ "$$checks" = 0 ]
 	@echo "make test: all passed"
 
 clean:

@@ -285,3 +285,28 @@ def test_the_job_showed_its_progress_while_it_ran(faulty_run):
                           job_output, re.MULTILINE)
     assert readings and readings[-1][0] == "finished, ", job_output
     assert int(readings[-1][3].replace(",", "")) == int(readings[-1][4].replace(",", "")) == report["records"]
+
+
+def test_a_drain_that_runs_out_still_leaves_the_manifest(kafka, bootstrap_servers, tmp_path):
+    """Records still outstanding when the run ends (here held back by a linger longer than the run, then given
+    no time to drain): kafka-python's flush raises, and its close flushes again, yet the producer exits 0 with
+    a manifest of what was acknowledged (nothing) and says why it stopped."""
+    topic = "it-verify-drain-%s" % uuid.uuid4().hex[:6]
+    created = kafka("kafka_topic", topics=[{"name": topic, "partitions": 1, "replication_factor": 1,
+                                            "config": {"min.insync.replicas": 1}}])
+    assert not created.failed, created.output
+    manifest = tmp_path / "drain.json"
+    try:
+        run = subprocess.run(
+            [sys.executable, "-m", "kafkaops_verify.steady_produce", "--bootstrap-servers", ",".join(bootstrap_servers),
+             "--topic", topic, "--manifest", str(manifest), "--rate", "20", "--duration", "2", "--drain-seconds", "0",
+             "--client-option", "linger_ms=30000", "--progress-seconds", "60"],
+            capture_output=True, text=True, timeout=120, check=False, cwd=JOBS)
+    finally:
+        kafka("kafka_topic", topics=[{"name": topic, "state": "absent"}])
+    # The fault happened: the drain ran out with records unanswered.
+    assert "steady_produce: flush: KafkaTimeoutError" in run.stderr, run.stderr
+    assert run.returncode == 0, run.stderr
+    written = json.loads(manifest.read_text())
+    assert written["acknowledged"] == 0 and written["sent"] > 0
+    assert written["unanswered"] == written["sent"] and written["stopped_by"] == "duration"

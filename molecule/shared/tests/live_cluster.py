@@ -167,7 +167,10 @@ def check_every_acknowledged_record(saved):
     assert (report["lost"], report["duplicates"], report["out_of_order"], report["corrupt"],
             report["offset_gaps"]) == (0, 0, 0, 0, 0), report["examples"]
     assert report["ok"] is True
-    assert saved("steady-manifest.json")["acknowledged"] > 0
+    steady = saved("steady-manifest.json")
+    assert steady["acknowledged"] > 0
+    # It wrote the whole time: stopped when asked, neither silent long enough to give up nor out of time.
+    assert steady["stopped_by"] == "signal", {name: value for name, value in steady.items() if name != "partitions"}
     assert report["records"] >= acknowledged > 0
 
 

@@ -60,6 +60,22 @@ def silent_too_long(now, last_success, give_up_seconds):
     return give_up_seconds > 0 and now - last_success >= give_up_seconds
 
 
+def drain(producer, seconds, redact):
+    """Waits up to seconds for outstanding acknowledgements, then closes the producer without waiting.
+
+    Whatever goes wrong here (kafka-python's flush raises when the wait runs out, and its close flushes
+    again) must not cost the manifest: the records acknowledged so far are the whole point of the run,
+    and records still unanswered simply stay out of it.
+    """
+    steps = (("flush", lambda: producer.flush(timeout=seconds)), ("close", lambda: producer.close(timeout=0)))
+    for step, call in steps:
+        try:
+            call()
+        except Exception as error:  # noqa: BLE001 - reported, and the manifest is still written
+            message = redact(str(error)) or type(error).__name__
+            print("steady_produce: %s: %s" % (step, message), file=sys.stderr, flush=True)
+
+
 def argument_parser():
     parser = argparse.ArgumentParser(description=__doc__.split("\n", maxsplit=1)[0])
     parser.add_argument("--bootstrap-servers", required=True, help="host:port[,host:port...]")
@@ -133,13 +149,17 @@ def main(argv=None):
     deadline = started + args.duration if args.duration else None
     next_progress = started + args.progress_seconds
     sent = 0
+    # Why it stopped, in the manifest: a run that gave up did not write the whole time it was meant to.
+    stopped_by = "signal"
     while not stop.is_set():
         now = time.monotonic()
         if deadline is not None and now >= deadline:
+            stopped_by = "duration"
             break
         if silent_too_long(now, acknowledgements.last_success, args.give_up_seconds):
             print("steady_produce: nothing acknowledged for %.0f s: giving up" % args.give_up_seconds,
                   file=sys.stderr, flush=True)
+            stopped_by = "give_up"
             break
         # Catch up to the schedule in one burst, then sleep: the rate holds without a timer per record.
         due = int((now - started) * args.rate) + 1 - sent
@@ -167,11 +187,7 @@ def main(argv=None):
         stop.wait(min(0.05, 1.0 / args.rate))
 
     elapsed = time.monotonic() - started
-    try:
-        producer.flush(timeout=args.drain_seconds)
-    except Exception as error:  # unacknowledged records simply stay out of the manifest
-        print("steady_produce: flush: %s" % clients.redact(str(error)), file=sys.stderr)
-    producer.close(timeout=args.drain_seconds)
+    drain(producer, args.drain_seconds, clients.redact)
     manifest = build_manifest(
         "steady",
         run_id,
@@ -186,6 +202,7 @@ def main(argv=None):
         payload_bytes=args.payload_bytes,
         started_at=started_at,
         elapsed_seconds=round(elapsed, 1),
+        stopped_by=stopped_by,
     )
     write_manifest(args.manifest, manifest)
     print(
