@@ -7,6 +7,7 @@ be, that the example's settings reached the services, and what the side effect d
 
 import itertools
 import os
+import re
 
 import pytest
 import testinfra.utils.ansible_runner
@@ -63,6 +64,16 @@ def test_scale_out_joined_without_restarting_the_others(inventory, saved, broker
         assert pids["before"] == pids["after"], "%s restarted a service during the scale-out" % name
     spare = inventory.get_hosts("spare_broker")[0]
     assert int(inventory.get_variables(spare)["kafka_broker_id"]) in expected_broker_ids(inventory, broker_hosts)
+
+
+def test_scale_out_ends_telling_the_operator_to_move_the_new_host_into_kafka_broker(inventory, saved):
+    """Its last words (issue 37): which host, which broker address, and which groups to move it between."""
+    message = saved("scale-out-next-step.json")["message"]
+    spare = inventory.get_hosts("spare_broker")[0]
+    assert "on %s." % spare in message, message
+    assert "from the group spare_broker into kafka_broker" in message, message
+    assert "keeping each kafka_broker_id" in message and "refuses an inventory that lacks a broker" in message, message
+    assert re.search(r"broker\(s\) [^ ]+:\d+", message), message
 
 
 def test_scale_out_spread_the_declared_topics_with_the_fewest_moves(inventory, saved, scenario_variables, servers,
