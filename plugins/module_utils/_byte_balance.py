@@ -35,9 +35,13 @@ How the placement is found
    The sum falls at every step and can take finitely many values, so this ends; its end is no broker
    able to shed bytes to a less full one by a move or an exchange that would help, or every fill within
    half a per cent of the mean (more moves would copy bytes for a gain no disk notices).
-3. Counts: a broker below the floor of the count window gets the smallest replicas of the brokers
-   most above it, one above the ceiling gives its smallest to the broker with the fewest; then step 2
-   again, never leaving the window. The window is ``floor(N / n) - slack`` to ``ceil(N / n) + slack``
+3. Counts, before step 2 and again after it (then step 2 once more, never leaving the window): a broker
+   below the floor of the count window takes the smallest replicas of the fullest broker (by fill) with
+   replicas to spare, a few at a time; one above the ceiling gives its smallest to the least full broker
+   with room. Before step 2, so that a new broker takes its count in small replicas first and its bytes
+   in large ones after; the other way round, it took its count on top of its bytes and handed large
+   replicas back to old brokers, which copied them a second time (1.12 times the bound with new disks
+   twice as large, against 1.001 now). The window is ``floor(N / n) - slack`` to ``ceil(N / n) + slack``
    (N replicas, n target brokers), ``slack`` half of ``N / n`` (at least 1) unless given: bytes come
    first, and partitions of very different sizes cannot fill disks evenly with even counts.
 
@@ -93,6 +97,8 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_pla
 _SCAN = 64
 # How many of a receiver's smallest replicas an exchange tries.
 _SWAP_SCAN = 16
+# How many replicas the count repair hands over before it looks again for the fullest giver.
+_COUNT_CHUNK = 32
 # Balanced enough: every target broker's fill within this fraction of the mean fill. Past it, moves would
 # copy bytes for a gain no disk notices.
 _TOLERANCE = 0.005
@@ -300,25 +306,31 @@ def _hand_over(state, giver, receiver, count):
 
 
 def _even_counts(state, floors, ceilings):
-    """Step 3's count repair: brokers below their floor take the smallest replicas of the brokers most
-    above theirs; brokers above their ceiling give their smallest to the brokers with the most room."""
+    """Step 3's count repair. A broker below its floor takes the smallest replicas of the fullest broker (by
+    fill) with replicas to spare, a few at a time, so the bytes that go with them come from the brokers with
+    the most to shed and no giver is drained below the mean on its own. A broker above its ceiling gives its
+    smallest to the least full broker with room, the same way."""
     positions = range(len(state.weights))
+
+    def repair(needy, short, partners, spare, order):
+        while short(needy) > 0:
+            for partner in sorted((position for position in positions if position != needy and spare(position) > 0),
+                                  key=order):
+                count = min(short(needy), spare(partner), _COUNT_CHUNK)
+                if (_hand_over(state, partner, needy, count) if partners == "givers"
+                        else _hand_over(state, needy, partner, count)):
+                    break
+            else:
+                return
+
     for receiver in sorted(positions, key=lambda position: (state.counts[position] - floors[position], position)):
-        for giver in sorted(positions, key=lambda position: (floors[position] - state.counts[position], position)):
-            need = floors[receiver] - state.counts[receiver]
-            spare = state.counts[giver] - floors[giver]
-            if need <= 0:
-                break
-            if giver != receiver and spare > 0:
-                _hand_over(state, giver, receiver, min(need, spare))
+        repair(receiver, lambda position: floors[position] - state.counts[position], "givers",
+               lambda position: state.counts[position] - floors[position],
+               lambda position: (-state.fill(position), position))
     for giver in positions:
-        for receiver in sorted(positions, key=lambda position: (state.counts[position] - ceilings[position], position)):
-            excess = state.counts[giver] - ceilings[giver]
-            room = ceilings[receiver] - state.counts[receiver]
-            if excess <= 0:
-                break
-            if giver != receiver and room > 0:
-                _hand_over(state, giver, receiver, min(excess, room))
+        repair(giver, lambda position: state.counts[position] - ceilings[position], "receivers",
+               lambda position: ceilings[position] - state.counts[position],
+               lambda position: (state.fill(position), position))
 
 
 def _imbalance(loads, weights):
@@ -441,6 +453,10 @@ def balance_bytes(entries, sizes, targets, layout=None, weights=None, count_slac
     _forced(state, entries, position_of, ceilings)
     total = sum(state.loads)
     budget = 20 * replicas + 100
+    # Counts first: the brokers short of replicas (new ones) take small replicas from the fullest, and the
+    # bytes then even out with large ones. The other way round, a new broker evened out by bytes would take
+    # its missing count in small replicas on top and hand large ones back: copied twice.
+    _even_counts(state, floors, ceilings)
     moves = _moves(state, total, weight_sum, floors, ceilings, budget)
     _even_counts(state, floors, ceilings)
     moves += _moves(state, total, weight_sum, floors, ceilings, budget)
