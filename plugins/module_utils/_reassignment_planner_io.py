@@ -188,12 +188,48 @@ def _int_key(key, option, what):
         raise PlanError(option, "keys are %s, not %r" % (what, key)) from None
 
 
-def byte_inputs(params, offline):
+# Brokers whose log dirs report the same total bytes and used bytes within this many bytes of each other
+# sit on one filesystem (containers or processes on one host): what else that disk holds is not theirs.
+SHARED_FILESYSTEM_SLACK = 64 << 20
+
+BYTE_OPTIONS = ("partition_sizes", "partition_sizes_file", "broker_capacities", "max_disk_fill")
+AUTO_FROM_CLUSTER = "auto: the partitions' sizes read from the cluster (DescribeLogDirs)"
+
+
+def choose_balance(params, offline):
+    """(balance, why): what balance=auto becomes before the cluster is read, or the balance asked for.
+
+    Bytes wherever sizes can be read: from the cluster (DescribeLogDirs), or given as options. Offline
+    without sizes there is nothing to weigh, so replicas. run_reassignment_plan falls back to replicas
+    when the selected partitions turn out to hold no data."""
+    balance = params["balance"]
+    if balance != "auto":
+        return balance, "asked for"
+    given = [name for name in BYTE_OPTIONS if params[name] is not None]
+    if given:
+        return "bytes", "auto: %s given" % given[0]
+    if offline:
+        return "replicas", "auto: planning offline without partition_sizes, so without sizes to balance"
+    return "bytes", AUTO_FROM_CLUSTER
+
+
+def shared_filesystem(disks, brokers, replica_bytes):
+    """Whether the brokers' log dirs look like one filesystem: two or more brokers, the same total bytes, used
+    bytes within SHARED_FILESYSTEM_SLACK of each other, and each disk holding at least replica_bytes (the bytes
+    of every replica of the selected partitions, on all brokers together). Brokers on one host always agree
+    so; separate disks cannot, as each would hold every broker's replicas (full disks of one size included)."""
+    reported = [disks[broker] for broker in brokers if broker in disks]
+    if len(reported) < 2 or len(reported) < len(brokers):
+        return False
+    used = [disk["used_bytes"] for disk in reported]
+    return (len(set(disk["total_bytes"] for disk in reported)) == 1
+            and max(used) - min(used) <= SHARED_FILESYSTEM_SLACK and min(used) >= replica_bytes)
+
+
+def byte_inputs(params, offline, balance):
     """(sizes, capacities) the bytes balance takes from the options (keys made ints), checked before
     connecting; refused where the options do not go together."""
-    balance = params["balance"]
-    given = [name for name in ("partition_sizes", "partition_sizes_file", "broker_capacities", "max_disk_fill")
-             if params[name] is not None]
+    given = [name for name in BYTE_OPTIONS if params[name] is not None]
     if balance == "replicas":
         if given:
             raise PlanError(given[0], "goes with balance=bytes, not balance=replicas")
@@ -243,8 +279,10 @@ def check_plan_inputs(module):
                           for broker in replicas)
             brokers = sorted(brokers | set(broker_list_ids(broker_list)))
         offline = (assignment, brokers)
-    sizes, capacities = byte_inputs(params, offline is not None)
-    return dict(topics=topics, broker_list=broker_list, offline=offline, sizes=sizes, capacities=capacities)
+    balance, why = choose_balance(params, offline is not None)
+    sizes, capacities = byte_inputs(params, offline is not None, balance)
+    return dict(topics=topics, broker_list=broker_list, offline=offline, sizes=sizes, capacities=capacities,
+                balance=balance, balance_why=why)
 
 
 def run_reassignment_plan(module, client, inputs):
@@ -259,8 +297,9 @@ def run_reassignment_plan(module, client, inputs):
     else:
         assignment, brokers = cluster_inputs(client, inputs["topics"])
     sizes, capacities = inputs.get("sizes"), inputs.get("capacities")
+    balance, why = inputs.get("balance", params["balance"]), inputs.get("balance_why", "asked for")
     sources = {}
-    if params["balance"] == "bytes":
+    if balance == "bytes":
         given = "partition_sizes_file" if params["partition_sizes_file"] is not None else "partition_sizes"
         sources = dict(sizes_from=given if sizes is not None else "DescribeLogDirs",
                        capacities_from="broker_capacities" if capacities is not None else None)
@@ -271,12 +310,24 @@ def run_reassignment_plan(module, client, inputs):
             if sizes is None:
                 sizes = read_sizes
             if capacities is None and disks is not None:
-                capacities, sources["capacities_from"] = disks, "DescribeLogDirs"
+                replica_bytes = sum(read_sizes.get(topic, {}).get(partition, 0) * len(replicas)
+                                    for topic, partitions in assignment.items()
+                                    for partition, replicas in partitions.items())
+                if shared_filesystem(disks, sorted(disks), replica_bytes):
+                    sources["capacities_from"] = ("none: every broker's log dirs report the same filesystem (the "
+                                                  "same total and used bytes), so the disks weigh alike and what "
+                                                  "else they hold is no broker's own")
+                else:
+                    capacities, sources["capacities_from"] = disks, "DescribeLogDirs"
+        # Nothing to weigh: the replica counts, with the fewest moves, are then the better plan.
+        if why == AUTO_FROM_CLUSTER and not any(size for partitions in sizes.values() for size in partitions.values()):
+            balance, why, sizes, capacities, sources = "replicas", "auto: the selected partitions hold no data", \
+                None, None, {}
     planned = plan_reassignment(assignment, brokers, inputs["broker_list"], topics=inputs["topics"] or None,
                                 replication_factor=params["replication_factor"], rack_aware=params["rack_aware"],
-                                balance=params["balance"], sizes=sizes, capacities=capacities,
-                                max_disk_fill=params["max_disk_fill"])
-    planned["summary"].update(sources)
+                                balance=balance, sizes=sizes, capacities=capacities,
+                                max_disk_fill=params["max_disk_fill"] if balance == "bytes" else None)
+    planned["summary"].update(sources, balance_chosen=why)
     return_plan = params["return_plan"] if params["return_plan"] is not None else not params["dest"]
     # Built apart and handed over at the end: a failed run reports only what went wrong.
     result = dict(changed=False, summary=planned["summary"])

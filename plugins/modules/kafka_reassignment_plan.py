@@ -9,14 +9,16 @@ from __future__ import absolute_import, division, print_function
 DOCUMENTATION = r"""
 ---
 module: kafka_reassignment_plan
-short_description: Plan a partition reassignment that moves the fewest replicas and balances replicas and leaders
+short_description: Plan a partition reassignment that balances the brokers' bytes or replicas, moving the least
 version_added: "0.1.0"
 description:
   - Plans how to spread the selected topics over the brokers in O(broker_list) - after brokers were added,
     or before brokers are removed (every replica moves off brokers not in the list).
-  - Unlike Kafka's C(--generate), replicas stay where they are unless a move is needed. The number of replica
-    moves is the minimum for a balanced result (every target broker holds the floor or ceiling of the
-    average number of replicas), and the module reports that minimum as a proven lower bound.
+  - Unlike Kafka's C(--generate), replicas stay where they are unless a move is needed. By default it evens out
+    the bytes on the brokers' disks (their fill, from DescribeLogDirs), copying as few bytes as that balance
+    allows and reporting a lower bound on them; with O(balance=replicas) it evens out replica counts with the
+    minimum number of replica moves (every target broker holds the floor or ceiling of the average), reported
+    as a proven lower bound.
   - With racks, no two replicas of a partition share a rack wherever there are enough racks.
   - Orders each partition's replicas so preferred leaders are balanced over the brokers, without moving data.
   - Reads the cluster (brokers, racks, replicas, reassignments in progress) through the Kafka protocol, or plans
@@ -92,9 +94,15 @@ options:
         counting what else the disks hold. It copies as few bytes as that balance allows and reports a lower
         bound on them (C(bytes_moved_lower_bound) in RV(summary)). Replica counts stay within half the average of
         each broker's share.
+      - V(auto) - V(bytes) wherever sizes can be read (from the cluster, or given with O(partition_sizes) and
+        the other byte options), else V(replicas) - planning offline without sizes, or when the selected
+        partitions hold no data. RV(summary) says which it chose and why (C(balance), C(balance_chosen)).
+      - Brokers whose log dirs report the same filesystem (the same total bytes, used bytes within 64 MiB of
+        each other - containers or processes on one host) weigh alike, and what else that disk holds counts for
+        none of them (C(capacities_from) says so); O(broker_capacities) gives their real disks.
     type: str
-    choices: [replicas, bytes]
-    default: replicas
+    choices: [auto, replicas, bytes]
+    default: auto
   partition_sizes:
     description:
       - With O(balance=bytes), the size in bytes of each partition (its largest replica), as a mapping of topic
@@ -162,11 +170,11 @@ EXAMPLES = r"""
     broker_racks: {1: a, 2: b, 3: c, 4: a}
     broker_list: 1,2,3,4
 
-- name: Even out the brokers' disks after broker 4 joined, copying as few bytes as that needs
+- name: Even out replica counts instead, with the fewest replica moves
   kafkaops.cluster.kafka_reassignment_plan:
     bootstrap_servers: [kafka1:9092]
     broker_list: 1,2,3,4
-    balance: bytes
+    balance: replicas
     dest: reassignment-plan.json
 
 - name: Plan a large cluster offline from a file; only the summary comes back
@@ -191,8 +199,9 @@ summary:
     - Figures of the plan - C(replica_moves) (replicas copied onto a broker that lacks them), C(lower_bound)
       (the proven minimum of moves; equal to C(replica_moves)), C(counting_bound), C(partitions_changed),
       per-broker C(replicas_before), C(replicas_after), C(leaders_before), C(leaders_after), and the
-      max-min spreads of replicas and leaders before and after; C(balance).
-    - With O(balance=bytes) - C(bytes_moved) (bytes copied onto brokers that lack them),
+      max-min spreads of replicas and leaders before and after; C(balance) (what the plan balanced - V(replicas)
+      or V(bytes)) and C(balance_chosen) (why - asked for, or what V(auto) saw).
+    - With bytes - C(bytes_moved) (bytes copied onto brokers that lack them),
       C(bytes_moved_lower_bound) (no plan reaching the same balance copies less), C(imbalance_before) and
       C(imbalance_after) (the fullest broker's fill over the mean fill), C(imbalance_lower_bound) (the lowest
       imbalance any placement of the selected partitions on the target brokers can reach, to judge
@@ -229,7 +238,7 @@ ARGUMENT_SPEC = dict(
     rack_aware=dict(type="bool", default=True),
     dest=dict(type="path"),
     return_plan=dict(type="bool"),
-    balance=dict(type="str", choices=["replicas", "bytes"], default="replicas"),
+    balance=dict(type="str", choices=["auto", "replicas", "bytes"], default="auto"),
     partition_sizes=dict(type="dict"),
     partition_sizes_file=dict(type="path"),
     broker_capacities=dict(type="dict"),

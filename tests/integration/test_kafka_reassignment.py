@@ -68,7 +68,8 @@ def test_decommission_then_spread_back_with_the_fewest_moves(kafka, cluster, adm
     brokers = cluster.broker_ids()
     keep = brokers[:-1]
     for targets in (keep, brokers):
-        planned = kafka("kafka_reassignment_plan", topics=[topic], broker_list=",".join(map(str, targets)))
+        planned = kafka("kafka_reassignment_plan", topics=[topic], broker_list=",".join(map(str, targets)),
+                        balance="replicas")
         assert not planned.failed, planned.output
         summary = planned["summary"]
         assert summary["replica_moves"] == summary["lower_bound"]
@@ -393,3 +394,73 @@ def test_max_disk_fill_refuses_a_copy_without_room_and_reports_each_brokers_peak
         peaks = dict((int(broker), count) for broker, count in run["disk_peak_bytes"].items())
         assert set(_broker_ids(admin)) <= set(peaks), peaks
         assert peaks[target] >= moved["bytes_to_move"] >= 2000000, (peaks, moved["bytes_to_move"])
+
+
+def _topic_bytes(admin, names):
+    """{broker: bytes} the brokers' log dirs hold of the topics, every replica counted."""
+    held = {}
+    for broker in admin.describe_log_dirs(list(names)):
+        for log_dir in broker["log_dirs"]:
+            for topic in log_dir["topics"]:
+                if topic["name"] in names:
+                    held[broker["broker"]] = held.get(broker["broker"], 0) + sum(
+                        partition["partition_size"] for partition in topic["partitions"])
+    return held
+
+
+def test_by_default_the_plan_evens_the_bytes_and_the_brokers_hold_what_it_said(
+        kafka, cluster, admin, bootstrap_servers):
+    """Issue 35: one large topic and one of small partitions, first kept off one broker (replica counts), then
+    spread onto every broker with the default balance. It balances the bytes DescribeLogDirs reports, copying
+    close to its lower bound, and once the moves are done every broker's log dirs hold what the plan said."""
+    brokers = cluster.broker_ids()
+    suffix = uuid.uuid4().hex[:6]
+    names = ["it-bytes-large-%s" % suffix, "it-bytes-small-%s" % suffix]
+    for name, partitions in zip(names, (6, 24), strict=True):
+        made = kafka("kafka_topic", name=name, partitions=partitions, replication_factor=2,
+                     config={"min.insync.replicas": 1})
+        assert made.changed, made.output
+    try:
+        producer = KafkaProducer(bootstrap_servers=bootstrap_servers, acks="all", linger_ms=20)
+        # Incompressible records, keyed so each partition gets its share: 6 x 1 MB, 24 x about 60 kB.
+        for index in range(600):
+            producer.send(names[0], key=b"%d" % index, value=os.urandom(10000))
+        for index in range(480):
+            producer.send(names[1], key=b"%d" % index, value=os.urandom(3000))
+        producer.flush()
+        producer.close()
+        kept_off = kafka("kafka_reassignment_plan", topics=names, broker_list=",".join(map(str, brokers[:-1])),
+                         balance="replicas")
+        assert not kept_off.failed, kept_off.output
+        if kept_off["plan"]["partitions"]:
+            moved = kafka("kafka_reassignment", plan=kept_off["plan"], throttle=100000000, poll_interval=0.5)
+            assert not moved.failed, moved.output
+        assert _topic_bytes(admin, names).get(brokers[-1], 0) == 0
+
+        planned = kafka("kafka_reassignment_plan", topics=names, broker_list=",".join(map(str, brokers)))
+        assert not planned.failed, planned.output
+        summary = planned["summary"]
+        assert summary["balance"] == "bytes", summary
+        assert summary["balance_chosen"] == "auto: the partitions' sizes read from the cluster (DescribeLogDirs)"
+        # Brokers on one host (containers, or processes) report the host's filesystem: it weighs for none.
+        assert (summary["capacities_from"] == "DescribeLogDirs"
+                or summary["capacities_from"].startswith("none: every broker's log dirs report the same filesystem")), \
+            summary["capacities_from"]
+        assert summary["imbalance_before"] > 1.2, summary
+        assert summary["imbalance_after"] <= max(1.05, 1.01 * summary["imbalance_lower_bound"]), summary
+        assert summary["bytes_moved_lower_bound"] <= summary["bytes_moved"] <= 1.1 * summary["bytes_moved_lower_bound"]
+        moved = kafka("kafka_reassignment", plan=planned["plan"], throttle=100000000, poll_interval=0.5)
+        assert not moved.failed, moved.output
+
+        held = _topic_bytes(admin, names)
+        rows = dict((row["broker"], row) for row in summary["brokers"])
+        for broker in brokers:
+            # What each broker holds now is what the plan said, give or take a log segment's index rounding.
+            assert abs(held.get(broker, 0) - rows[broker]["bytes_after"]) <= 0.02 * rows[broker]["bytes_after"], \
+                (broker, held, rows[broker])
+        if summary["capacities_from"] != "DescribeLogDirs":
+            mean = sum(held.values()) / float(len(brokers))
+            assert max(held.values()) / mean <= max(1.05, 1.01 * summary["imbalance_lower_bound"]) + 0.01, held
+    finally:
+        for name in names:
+            kafka("kafka_topic", name=name, state="absent")

@@ -240,7 +240,7 @@ def test_bytes_balance_offline_takes_the_sizes_as_yaml_gives_them(run_module, fa
 
 @pytest.mark.parametrize("args, field, words", [
     (dict(balance="bytes"), "partition_sizes", "needed with balance=bytes when planning offline"),
-    (dict(partition_sizes={"orders": {0: 5}}), "partition_sizes", "goes with balance=bytes"),
+    (dict(balance="replicas", partition_sizes={"orders": {0: 5}}), "partition_sizes", "goes with balance=bytes"),
     (dict(balance="bytes", partition_sizes={"orders": {"zero": 5}}), "partition_sizes", "keys are partition numbers"),
     (dict(balance="bytes", partition_sizes={"orders": {0: 5}}), "partition_sizes", "no size for 3 partitions"),
     (dict(balance="bytes", partition_sizes={"orders": {0: 5, 1: 5, 2: 5, 3: -1}}), "partition_sizes",
@@ -271,3 +271,66 @@ def test_bytes_balance_takes_large_size_lists_from_a_file_and_names_it_when_unre
     failed = run_module(kafka_reassignment_plan.main, dict(args, partition_sizes_file=str(tmp_path / "none.json")),
                         None)
     assert failed["failed"] and failed["field"] == "partition_sizes_file" and "cannot read" in failed["msg"]
+
+
+# balance=auto (the default): bytes wherever sizes can be read, replicas where there is nothing to weigh.
+def test_auto_balances_bytes_when_it_reads_sizes_from_the_cluster(run_module, fake_cluster):
+    cluster = fake_cluster(brokers=(1, 2, 3, 4), topics=BYTES_TOPICS, sizes={"large": 1000, "small": 10})
+    auto = run_module(kafka_reassignment_plan.main, dict(SERVERS, broker_list="1,2,3,4"), cluster)
+    asked = run_module(kafka_reassignment_plan.main, dict(SERVERS, broker_list="1,2,3,4", balance="bytes"), cluster)
+    assert auto["summary"]["balance"] == "bytes" and auto["summary"]["balance_chosen"] == _io.AUTO_FROM_CLUSTER
+    assert asked["summary"]["balance_chosen"] == "asked for"
+    assert auto["plan"] == asked["plan"]
+
+
+def test_auto_balances_replicas_when_the_partitions_hold_no_data(run_module, fake_cluster):
+    cluster = fake_cluster(brokers=(1, 2, 3, 4), topics=BYTES_TOPICS, sizes={"large": 0, "small": 0},
+                           disks=dict((broker, (1 << 40, 1 << 39)) for broker in (1, 2, 3, 4)))
+    auto = run_module(kafka_reassignment_plan.main, dict(SERVERS, broker_list="1,2,3,4"), cluster)
+    summary = auto["summary"]
+    assert summary["balance"] == "replicas"
+    assert summary["balance_chosen"] == "auto: the selected partitions hold no data"
+    assert summary["replica_moves"] == summary["lower_bound"] > 0 and "sizes_from" not in summary
+    assert [call[0] for call in cluster.calls].count("describe_log_dirs") == 1
+
+
+def test_auto_offline_balances_replicas_without_sizes_and_bytes_with_them(run_module):
+    without = run_module(kafka_reassignment_plan.main, dict(current_assignment=CURRENT, broker_list=[1, 2, 3]), None)
+    assert without["summary"]["balance"] == "replicas", without
+    assert without["summary"]["balance_chosen"].startswith("auto: planning offline without partition_sizes")
+    sizes = {"orders": {0: 50, 1: 50, 2: 5, 3: 5}}
+    given = run_module(kafka_reassignment_plan.main, dict(current_assignment=CURRENT, broker_list=[1, 2, 3],
+                                                          partition_sizes=sizes), None)
+    assert given["summary"]["balance"] == "bytes"
+    assert given["summary"]["balance_chosen"] == "auto: partition_sizes given"
+
+
+def test_brokers_on_one_filesystem_weigh_alike_and_its_other_data_is_none_of_theirs(run_module, fake_cluster):
+    # Four containers on one host: every log dir reports the host's disk, the same total and (within a few
+    # bytes written between the answers) the same used bytes, far more than the partitions hold.
+    shared = dict((broker, (1 << 40, (1 << 39) - broker * 4096)) for broker in (1, 2, 3, 4))
+    cluster = fake_cluster(brokers=(1, 2, 3, 4), topics=BYTES_TOPICS, sizes={"large": 1000, "small": 10},
+                           disks=shared)
+    result = run_module(kafka_reassignment_plan.main, dict(SERVERS, broker_list="1,2,3,4"), cluster)
+    summary = result["summary"]
+    assert summary["capacities_from"].startswith("none: every broker's log dirs report the same filesystem")
+    rows = dict((row["broker"], row) for row in summary["brokers"])
+    assert all(row["capacity_bytes"] is None and row["other_bytes"] is None for row in rows.values())
+    # Balanced on the partitions' own bytes, as without disks at all.
+    plain = fake_cluster(brokers=(1, 2, 3, 4), topics=BYTES_TOPICS, sizes={"large": 1000, "small": 10})
+    assert result["plan"] == run_module(kafka_reassignment_plan.main, dict(SERVERS, broker_list="1,2,3,4"),
+                                        plain)["plan"]
+    assert summary["imbalance_after"] < 1.1 < summary["imbalance_before"]
+
+
+@pytest.mark.parametrize("disks, replica_bytes, shared", [
+    ({1: dict(total_bytes=100, used_bytes=60), 2: dict(total_bytes=100, used_bytes=60)}, 50, True),
+    # Full disks of one size: each would have to hold every replica, and cannot.
+    ({1: dict(total_bytes=100, used_bytes=100), 2: dict(total_bytes=100, used_bytes=100)}, 150, False),
+    ({1: dict(total_bytes=100, used_bytes=60), 2: dict(total_bytes=200, used_bytes=60)}, 50, False),
+    ({1: dict(total_bytes=1 << 40, used_bytes=1 << 30),
+      2: dict(total_bytes=1 << 40, used_bytes=(1 << 30) + (65 << 20))}, 0, False),
+    ({1: dict(total_bytes=100, used_bytes=60)}, 50, False),
+], ids=["one-host", "full-disks", "sizes-differ", "used-differs", "one-broker"])
+def test_what_counts_as_one_filesystem(disks, replica_bytes, shared):
+    assert _io.shared_filesystem(disks, sorted(disks), replica_bytes) is shared
