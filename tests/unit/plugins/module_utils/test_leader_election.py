@@ -69,8 +69,8 @@ def test_check_mode_predicts_then_the_election_runs_then_nothing_is_left(run_mod
     predicted = run_module(kafka_leader_election.main, dict(SERVERS), cluster, check_mode=True, diff=True)
     assert predicted["changed"] and predicted["elected"] == ["orders-1"] and cluster.writes() == []
     assert predicted["diff"] == dict(before={"orders-1": 3}, after={"orders-1": 2})
-    assert predicted["not_eligible"] == [dict(partition="orders-2", reason="its preferred replica, broker 3, is not "
-                                                                      "in sync")]
+    reason = "its preferred replica, broker 3, is not in sync"
+    assert predicted["not_eligible"] == [dict(partition="orders-2", reason=reason)]
     elected = run_module(kafka_leader_election.main, dict(SERVERS), cluster)
     assert elected["changed"] and elected["elected"] == ["orders-1"]
     assert cluster.writes() == [("elect_leaders", dict(partitions={"orders": [1]}))]
