@@ -312,25 +312,27 @@ def _even_counts(state, floors, ceilings):
     smallest to the least full broker with room, the same way."""
     positions = range(len(state.weights))
 
-    def repair(needy, short, partners, spare, order):
+    def repair(needy, short, spare, order, hand_over):
+        """While needy is short, hand_over(partner, count) with the first partner by order that has some to
+        spare and takes part of it; stops when none does."""
         while short(needy) > 0:
             for partner in sorted((position for position in positions if position != needy and spare(position) > 0),
                                   key=order):
-                count = min(short(needy), spare(partner), _COUNT_CHUNK)
-                if (_hand_over(state, partner, needy, count) if partners == "givers"
-                        else _hand_over(state, needy, partner, count)):
+                if hand_over(partner, min(short(needy), spare(partner), _COUNT_CHUNK)):
                     break
             else:
                 return
 
     for receiver in sorted(positions, key=lambda position: (state.counts[position] - floors[position], position)):
-        repair(receiver, lambda position: floors[position] - state.counts[position], "givers",
+        repair(receiver, lambda position: floors[position] - state.counts[position],
                lambda position: state.counts[position] - floors[position],
-               lambda position: (-state.fill(position), position))
+               lambda position: (-state.fill(position), position),
+               lambda giver, count, receiver=receiver: _hand_over(state, giver, receiver, count))
     for giver in positions:
-        repair(giver, lambda position: state.counts[position] - ceilings[position], "receivers",
+        repair(giver, lambda position: state.counts[position] - ceilings[position],
                lambda position: ceilings[position] - state.counts[position],
-               lambda position: (state.fill(position), position))
+               lambda position: (state.fill(position), position),
+               lambda receiver, count, giver=giver: _hand_over(state, giver, receiver, count))
 
 
 def _imbalance(loads, weights):

@@ -196,6 +196,10 @@ BYTE_OPTIONS = ("partition_sizes", "partition_sizes_file", "broker_capacities", 
 AUTO_FROM_CLUSTER = "auto: the partitions' sizes read from the cluster (DescribeLogDirs)"
 
 
+def _byte_options_given(params):
+    return [name for name in BYTE_OPTIONS if params[name] is not None]
+
+
 def choose_balance(params, offline):
     """(balance, why): what balance=auto becomes before the cluster is read, or the balance asked for.
 
@@ -205,7 +209,7 @@ def choose_balance(params, offline):
     balance = params["balance"]
     if balance != "auto":
         return balance, "asked for"
-    given = [name for name in BYTE_OPTIONS if params[name] is not None]
+    given = _byte_options_given(params)
     if given:
         return "bytes", "auto: %s given" % given[0]
     if offline:
@@ -229,7 +233,7 @@ def shared_filesystem(disks, brokers, replica_bytes):
 def byte_inputs(params, offline, balance):
     """(sizes, capacities) the bytes balance takes from the options (keys made ints), checked before
     connecting; refused where the options do not go together."""
-    given = [name for name in BYTE_OPTIONS if params[name] is not None]
+    given = _byte_options_given(params)
     if balance == "replicas":
         if given:
             raise PlanError(given[0], "goes with balance=bytes, not balance=replicas")
@@ -297,7 +301,7 @@ def run_reassignment_plan(module, client, inputs):
     else:
         assignment, brokers = cluster_inputs(client, inputs["topics"])
     sizes, capacities = inputs.get("sizes"), inputs.get("capacities")
-    balance, why = inputs.get("balance", params["balance"]), inputs.get("balance_why", "asked for")
+    balance, why = inputs["balance"], inputs["balance_why"]
     sources = {}
     if balance == "bytes":
         given = "partition_sizes_file" if params["partition_sizes_file"] is not None else "partition_sizes"
