@@ -40,7 +40,15 @@ $(VENV)/.bytecode-cache: images/systemd-java/kafkaops_bytecode_cache.py $(VENV)/
 	  cp $< $$site/ && echo "import kafkaops_bytecode_cache" > $$site/kafkaops-bytecode-cache.pth
 	touch $@
 
-venv: $(VENV)/.installed $(VENV)/.bytecode-cache
+# And Ansible's runs started from here reuse each other's module payloads (scripts/kafkaops_ansiballz_cache.py
+# says how), kept in this folder.
+export KAFKAOPS_ANSIBALLZ_CACHE := $(CURDIR)/.cache/ansiballz
+$(VENV)/.ansiballz-cache: scripts/kafkaops_ansiballz_cache.py $(VENV)/.installed
+	site=$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])') && \
+	  cp $< $$site/ && echo "import kafkaops_ansiballz_cache" > $$site/kafkaops-ansiballz-cache.pth
+	touch $@
+
+venv: $(VENV)/.installed $(VENV)/.bytecode-cache $(VENV)/.ansiballz-cache
 
 # The repository is the collection; Ansible finds it as ansible_collections/kafkaops/cluster.
 # Left alone when it is right already: make test's lints run while scenarios resolve the collection through it.

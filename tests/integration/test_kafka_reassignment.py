@@ -365,8 +365,12 @@ def test_throttle_limits_the_rate(kafka, admin, loaded_topic):
     assert free["expected_seconds"] is None, figures
     assert throttled["elapsed"] >= 0.5 * throttled["bytes_to_move"] / throttle, figures
     assert throttled["rate"] <= 2 * throttle, figures
-    assert free["elapsed"] * 3 <= throttled["elapsed"], figures
-    assert free["rate"] >= 3 * throttled["rate"], figures
+    # The same move without the throttle, on the same machine at the same time, went faster than the throttle
+    # allows: so the throttle is what held the first one back, not the machine. (Not a fixed ratio between the
+    # two: on a busy machine the free move's own rate drops, as in a CI run where it reached 2.07 MB/s against
+    # the throttled 0.69, just under three times.)
+    assert free["rate"] > 1.2 * throttle and free["rate"] >= 1.5 * throttled["rate"], figures
+    assert free["elapsed"] * 1.5 <= throttled["elapsed"], figures
 
 
 def test_max_disk_fill_refuses_a_copy_without_room_and_reports_each_brokers_peak(kafka, admin, loaded_topic):
