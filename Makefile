@@ -33,22 +33,19 @@ $(VENV)/.installed: requirements.txt requirements-verify.txt requirements-dev.tx
 	$(BIN)/pip install -q -r requirements-dev.txt
 	touch $@
 
-# The test venv's Python reuses the bytecode of the modules Ansible runs on this machine, as the test
-# image's does (images/systemd-java/kafkaops_bytecode_cache.py).
-$(VENV)/.bytecode-cache: images/systemd-java/kafkaops_bytecode_cache.py $(VENV)/.installed
-	site=$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])') && \
-	  cp $< $$site/ && echo "import kafkaops_bytecode_cache" > $$site/kafkaops-bytecode-cache.pth
-	touch $@
-
-# And Ansible's runs started from here reuse each other's module payloads (scripts/kafkaops_ansiballz_cache.py
-# says how), kept in this folder.
+# Two start-up hooks for the test venv's Python, each a module with a .pth file that imports it: it reuses the
+# bytecode of the modules Ansible runs on this machine, as the test image's does
+# (images/systemd-java/kafkaops_bytecode_cache.py), and Ansible's runs started from here reuse each other's
+# module payloads (scripts/kafkaops_ansiballz_cache.py says how), kept in this folder.
 export KAFKAOPS_ANSIBALLZ_CACHE := $(CURDIR)/.cache/ansiballz
-$(VENV)/.ansiballz-cache: scripts/kafkaops_ansiballz_cache.py $(VENV)/.installed
+TEST_HOOKS := images/systemd-java/kafkaops_bytecode_cache.py scripts/kafkaops_ansiballz_cache.py
+$(VENV)/.test-hooks: $(TEST_HOOKS) $(VENV)/.installed
 	site=$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])') && \
-	  cp $< $$site/ && echo "import kafkaops_ansiballz_cache" > $$site/kafkaops-ansiballz-cache.pth
+	  for hook in $(TEST_HOOKS); do name=$$(basename $$hook .py); cp $$hook $$site/ && \
+	    echo "import $$name" > $$site/$${name//_/-}.pth; done
 	touch $@
 
-venv: $(VENV)/.installed $(VENV)/.bytecode-cache $(VENV)/.ansiballz-cache
+venv: $(VENV)/.installed $(VENV)/.test-hooks
 
 # The repository is the collection; Ansible finds it as ansible_collections/kafkaops/cluster.
 # Left alone when it is right already: make test's lints run while scenarios resolve the collection through it.
