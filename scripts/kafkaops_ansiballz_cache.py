@@ -15,8 +15,8 @@ processes that build the same payload at once apart, as they do its forked worke
 ones Ansible builds; only the process that built them differs. Nothing the collection ships depends on it.
 """
 
-import hashlib
-import importlib.abc
+# Only what every Python start of the venv already loads: importlib.abc alone (for base classes) and hashlib
+# cost 55 ms per start, paid by every process, the cache on or off.
 import importlib.machinery
 import os
 import sys
@@ -37,6 +37,8 @@ def _sources_digest():
     """A digest of what the payloads are built from: the versions of Ansible and Python, and each collection
     Ansible can find: an installed one by its MANIFEST.json (written anew by every install), a source checkout
     (no manifest) by the size and time of every file under its plugins/."""
+    import hashlib  # pylint: disable=import-outside-toplevel
+
     import ansible.release  # pylint: disable=import-outside-toplevel
 
     digest = hashlib.sha256(("%s|%s\n" % (ansible.release.__version__, sys.version)).encode())
@@ -79,8 +81,8 @@ def _patch(module_common):
     module_common._find_module_utils = find_module_utils  # pylint: disable=protected-access
 
 
-class _Loader(importlib.abc.Loader):
-    """Runs the real loader, then patches the module it loaded."""
+class _Loader:
+    """Runs the real loader, then patches the module it loaded (the two methods of importlib's loader protocol)."""
 
     def __init__(self, loader):
         self.loader = loader
@@ -93,8 +95,9 @@ class _Loader(importlib.abc.Loader):
         _patch(module)
 
 
-class _Finder(importlib.abc.MetaPathFinder):
-    """Finds ansible.executor.module_common as the path finder does, with the patching loader."""
+class _Finder:
+    """Finds ansible.executor.module_common as the path finder does, with the patching loader (a meta path
+    finder needs only find_spec)."""
 
     def find_spec(self, fullname, path, target=None):
         if fullname != TARGET:
