@@ -287,26 +287,41 @@ def test_the_job_showed_its_progress_while_it_ran(faulty_run):
     assert int(readings[-1][3].replace(",", "")) == int(readings[-1][4].replace(",", "")) == report["records"]
 
 
-def test_a_drain_that_runs_out_still_leaves_the_manifest(kafka, bootstrap_servers, tmp_path):
+def test_a_drain_that_runs_out_still_leaves_the_manifest_and_a_stuck_producer_is_replaced(
+        kafka, bootstrap_servers, tmp_path):
     """Records still outstanding when the run ends (here held back by a linger longer than the run, then given
     no time to drain): kafka-python's flush raises, and its close flushes again, yet the producer exits 0 with
-    a manifest of what was acknowledged (nothing) and says why it stopped."""
+    a manifest of what was acknowledged (nothing) and says why it stopped. Then the same hold-back for longer
+    than --restart-seconds: each producer that heard nothing back with records waiting is closed (its records
+    count as failed) and replaced, and the manifest counts the replacements."""
     topic = "it-verify-drain-%s" % uuid.uuid4().hex[:6]
     created = kafka("kafka_topic", topics=[{"name": topic, "partitions": 1, "replication_factor": 1,
                                             "config": {"min.insync.replicas": 1}}])
     assert not created.failed, created.output
-    manifest = tmp_path / "drain.json"
-    try:
-        run = subprocess.run(
+
+    def produce(manifest, *options):
+        return subprocess.run(
             [sys.executable, "-m", "kafkaops_verify.steady_produce", "--bootstrap-servers", ",".join(bootstrap_servers),
-             "--topic", topic, "--manifest", str(manifest), "--rate", "20", "--duration", "2", "--drain-seconds", "0",
-             "--client-option", "linger_ms=30000", "--progress-seconds", "60"],
+             "--topic", topic, "--manifest", str(manifest), "--rate", "20", "--drain-seconds", "0",
+             "--client-option", "linger_ms=30000", "--progress-seconds", "60", *options],
             capture_output=True, text=True, timeout=120, check=False, cwd=JOBS)
+
+    try:
+        run = produce(tmp_path / "drain.json", "--duration", "2")
+        replaced = produce(tmp_path / "replaced.json", "--duration", "7", "--restart-seconds", "2")
     finally:
         kafka("kafka_topic", topics=[{"name": topic, "state": "absent"}])
     # The fault happened: the drain ran out with records unanswered.
     assert "steady_produce: flush: KafkaTimeoutError" in run.stderr, run.stderr
     assert run.returncode == 0, run.stderr
-    written = json.loads(manifest.read_text())
+    written = json.loads((tmp_path / "drain.json").read_text())
     assert written["acknowledged"] == 0 and written["sent"] > 0
     assert written["unanswered"] == written["sent"] and written["stopped_by"] == "duration"
+    assert written["producer_restarts"] == 0
+    # Nothing came back for 2 s with records waiting, twice or more in 7 s: each time a new producer.
+    assert replaced.returncode == 0, replaced.stderr
+    assert replaced.stderr.count("starting a new one") >= 2, replaced.stderr
+    written = json.loads((tmp_path / "replaced.json").read_text())
+    assert written["producer_restarts"] == replaced.stderr.count("starting a new one")
+    assert written["acknowledged"] == 0 and written["failed"] > 0, written
+    assert written["failed"] + written["unanswered"] == written["sent"] and written["stopped_by"] == "duration"

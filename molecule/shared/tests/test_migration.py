@@ -224,4 +224,7 @@ def test_users_and_acls_made_in_zookeeper_mode_work_on_the_migrated_cluster(scen
 
 def test_every_acknowledged_record_is_there(saved):
     check_every_acknowledged_record(saved)
-    print("\nmigration: %s" % json.dumps({key: saved("verify-report.json")[key] for key in ("records", "lost")}))
+    steady = saved("steady-manifest.json")
+    figures = {key: saved("verify-report.json")[key] for key in ("records", "lost")}
+    figures.update({key: steady.get(key) for key in ("failed", "producer_restarts", "longest_silence_seconds")})
+    print("\nmigration: %s" % json.dumps(figures))

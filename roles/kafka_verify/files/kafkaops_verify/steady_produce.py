@@ -7,9 +7,18 @@ the partition the acknowledgement names; a send that failed after its bounded re
 failed, not expected. SIGTERM or SIGINT stops sending, waits for outstanding acknowledgements up to
 --drain-seconds, writes the manifest and exits 0. So does a run in which nothing was acknowledged
 for --give-up-seconds (the cluster is gone, or whatever started it failed and cannot stop it).
+
+A producer that hears nothing back for --restart-seconds while records are outstanding is closed (its
+outstanding records count as failed) and replaced by a new one. kafka-python's idempotent producer can
+wedge: once an expired batch makes it drop its producer id, it sends nothing and expires nothing until
+a new id arrives, and a lost InitProducerId answer leaves it waiting for good (seen once in a migration
+run: 300 s without an acknowledgement while the cluster took other clients' writes). An application
+would restart such a client; the manifest counts the replacements (producer_restarts) and the longest
+time without an acknowledgement (longest_silence_seconds), so a run that needed them shows it.
 """
 
 import argparse
+import logging
 import os
 import signal
 import sys
@@ -35,11 +44,15 @@ class Acknowledgements:
         self.errors = {}
         self.last_success = time.monotonic()
 
+        self.longest_silence = 0.0
+
     def on_success(self, key, sequence, metadata):
         with self._lock:
             self._ranges.setdefault((metadata.partition, key), SequenceRanges()).add(sequence)
             self.acknowledged += 1
-            self.last_success = time.monotonic()
+            now = time.monotonic()
+            self.longest_silence = max(self.longest_silence, now - self.last_success)
+            self.last_success = now
 
     def on_failure(self, error):
         with self._lock:
@@ -55,9 +68,39 @@ class Acknowledgements:
             return result
 
 
+class RedactingFilter(logging.Filter):
+    """Takes the connection's secrets out of every log line before it is written."""
+
+    def __init__(self, redact):
+        super().__init__()
+        self._redact = redact
+
+    def filter(self, record):
+        record.msg, record.args = self._redact(record.getMessage()), None
+        return True
+
+
 def silent_too_long(now, last_success, give_up_seconds):
     """True once nothing was acknowledged for give_up_seconds (0: never give up)."""
     return give_up_seconds > 0 and now - last_success >= give_up_seconds
+
+
+def restart_due(now, quiet_since, outstanding, restart_seconds):
+    """True once records are outstanding and nothing was acknowledged since quiet_since (the last
+    acknowledgement or the last replacement, whichever came later) for restart_seconds (0: never)."""
+    return restart_seconds > 0 and outstanding > 0 and now - quiet_since >= restart_seconds
+
+
+def abandon(producer):
+    """Closes a producer without waiting; its I/O thread fails what is still outstanding (the failures
+    reach the send callbacks, so they count as failed). kafka-python's close flushes first, and a flush
+    with records outstanding raises before the close gets to stop the I/O thread: stop it then."""
+    try:
+        producer.close(timeout=0)
+    except Exception:  # noqa: BLE001 - the raise is the expected one; the thread is stopped below
+        sender = getattr(producer, "_sender", None)
+        if sender is not None:
+            sender.force_close()
 
 
 def drain(producer, seconds, redact):
@@ -94,6 +137,10 @@ def argument_parser():
         "--give-up-seconds", type=float, default=300.0,
         help="stop when nothing was acknowledged for this long; 0 = never (300)",
     )
+    parser.add_argument(
+        "--restart-seconds", type=float, default=60.0,
+        help="replace a producer that acknowledged nothing for this long with records outstanding; 0 = never (60)",
+    )
     parser.add_argument("--drain-seconds", type=float, default=30.0, help="wait for acknowledgements at the end (30)")
     parser.add_argument("--progress-seconds", type=float, default=10.0, help="progress line interval on stderr (10)")
     add_connection_option(parser)
@@ -123,6 +170,13 @@ def main(argv=None):
         print("steady_produce: %s" % error, file=sys.stderr)
         return 2
 
+    # kafka-python's own warnings (lost connections, retried requests) go to the same log, with the time.
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+    handler.addFilter(RedactingFilter(clients.redact))
+    logging.getLogger("kafka").addHandler(handler)
+    logging.getLogger("kafka").setLevel(logging.WARNING)
+
     from kafka import KafkaProducer
 
     settings = {
@@ -135,8 +189,12 @@ def main(argv=None):
     }
     if settings["acks"] not in ("all", -1):
         raise SystemExit("steady_produce: acks must stay 'all': the manifest promises acknowledged records")
+
+    def new_producer():
+        return KafkaProducer(bootstrap_servers=args.bootstrap_servers, **settings)
+
     try:
-        producer = KafkaProducer(bootstrap_servers=args.bootstrap_servers, **settings)
+        producer = new_producer()
     except Exception as error:  # any failure to connect ends the run before it starts
         print("steady_produce: cannot start a producer: %s" % clients.redact(str(error)), file=sys.stderr)
         return 2
@@ -149,6 +207,8 @@ def main(argv=None):
     deadline = started + args.duration if args.duration else None
     next_progress = started + args.progress_seconds
     sent = 0
+    restarts = 0
+    last_restart = started
     # Why it stopped, in the manifest: a run that gave up did not write the whole time it was meant to.
     stopped_by = "signal"
     while not stop.is_set():
@@ -161,6 +221,22 @@ def main(argv=None):
                   file=sys.stderr, flush=True)
             stopped_by = "give_up"
             break
+        outstanding = sent - acknowledgements.acknowledged - acknowledgements.failed
+        if producer is not None and restart_due(now, max(acknowledgements.last_success, last_restart), outstanding,
+                                                args.restart_seconds):
+            print("steady_produce: nothing acknowledged for %.0f s with %d records outstanding: closing this"
+                  " producer (they count as failed) and starting a new one" % (args.restart_seconds, outstanding),
+                  file=sys.stderr, flush=True)
+            abandon(producer)
+            producer, last_restart, restarts = None, now, restarts + 1
+        if producer is None:
+            try:
+                producer = new_producer()
+            except Exception as error:  # noqa: BLE001 - tried again on the next round; give-up still applies
+                print("steady_produce: cannot start a new producer: %s" % clients.redact(str(error)),
+                      file=sys.stderr, flush=True)
+                stop.wait(1.0)
+                continue
         # Catch up to the schedule in one burst, then sleep: the rate holds without a timer per record.
         due = int((now - started) * args.rate) + 1 - sent
         for _unused in range(max(due, 0)):
@@ -178,8 +254,8 @@ def main(argv=None):
             sent += 1
         if now >= next_progress:
             print(
-                "steady_produce: sent %d, acknowledged %d, failed %d"
-                % (sent, acknowledgements.acknowledged, acknowledgements.failed),
+                "steady_produce: sent %d, acknowledged %d, failed %d, at %.0f s"
+                % (sent, acknowledgements.acknowledged, acknowledgements.failed, now - started),
                 file=sys.stderr,
                 flush=True,
             )
@@ -187,7 +263,8 @@ def main(argv=None):
         stop.wait(min(0.05, 1.0 / args.rate))
 
     elapsed = time.monotonic() - started
-    drain(producer, args.drain_seconds, clients.redact)
+    if producer is not None:
+        drain(producer, args.drain_seconds, clients.redact)
     manifest = build_manifest(
         "steady",
         run_id,
@@ -203,6 +280,10 @@ def main(argv=None):
         started_at=started_at,
         elapsed_seconds=round(elapsed, 1),
         stopped_by=stopped_by,
+        producer_restarts=restarts,
+        longest_silence_seconds=round(max(acknowledgements.longest_silence,
+                                          time.monotonic() - acknowledgements.last_success
+                                          if stopped_by == "give_up" else 0.0), 1),
     )
     write_manifest(args.manifest, manifest)
     print(
