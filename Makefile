@@ -11,11 +11,11 @@ export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 # Molecule and ansible-lint find the collection through this path.
 export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.cache/collections
 COLLECTION_LINK := .cache/collections/ansible_collections/kafkaops/cluster
-SCENARIOS := default combined kraft kraft-secure migration multi-broker cluster resilience secure
+SCENARIOS := combined kraft kraft-secure migration multi-broker cluster resilience secure
 # make test runs the scenarios in two lanes side by side (scripts/molecule-lanes.sh), balanced by their
 # CPU-seconds (the lanes share two busy cores, so a lane's time follows its CPU; about 3,500 CPU-s each in the
 # last whole run, docs/benchmarks.md); `make molecule SCENARIOS="kraft secure"` runs those in one lane.
-LANES := migration,secure,multi-broker,combined kraft,cluster,resilience,kraft-secure,default
+LANES := migration,secure,multi-broker,combined kraft,cluster,resilience,kraft-secure
 comma := ,
 empty :=
 space := $(empty) $(empty)

@@ -16,18 +16,21 @@ import testinfra
 
 INVENTORY = os.environ["MOLECULE_INVENTORY_FILE"]
 PROJECT = os.environ.get("MOLECULE_PROJECT_DIRECTORY", os.getcwd())
-HOST = "kafkaops-default"
-WATCHED_FILES = ["/etc/zookeeper/zoo.cfg", "/var/lib/zookeeper/myid", "/etc/kafka/broker-1/server.properties",
-                 "/etc/systemd/system/kafka-broker-1.service", "/etc/systemd/system/zookeeper.service"]
-WATCHED_UNITS = ["zookeeper", "kafka-broker-1"]
+# The multi-broker scenario's host: ZooKeeper (Debian's package) and brokers 1-3.
+HOST = "kafkaops-multi"
+BROKERS = (1, 2, 3)
+WATCHED_FILES = (["/etc/zookeeper/zoo.cfg", "/var/lib/zookeeper/myid", "/etc/systemd/system/zookeeper.service"]
+                 + ["/etc/kafka/broker-%d/server.properties" % broker for broker in BROKERS]
+                 + ["/etc/systemd/system/kafka-broker-%d.service" % broker for broker in BROKERS])
+WATCHED_UNITS = ["zookeeper"] + ["kafka-broker-%d" % broker for broker in BROKERS]
 
 BAD_INPUTS = [
     ({"kafka_broker_instances": [{"broker_id": 1, "port": 9093}, {"broker_id": 1, "port": 9094}]},
      "kafka_broker_instances[1].broker_id: 1 is already used by kafka_broker_instances[0]"),
     ({"kafka_broker_instances": [{"broker_id": 1, "port": 9093}, {"broker_id": 2, "port": 9093}]},
      "kafka_broker_instances[1].port: port 9093 clashes with kafka_broker_instances[0].port"),
-    ({"kafka_broker_default_replication_factor": 3},
-     "kafka_broker_default_replication_factor (3)"),
+    ({"kafka_broker_default_replication_factor": 4},
+     "kafka_broker_default_replication_factor (4)"),
     ({"zookeeper_hosts": [HOST, "another-node"]},
      "zookeeper_hosts: an ensemble needs an odd number of nodes"),
     ({"kafka_broker_heap_size": "lots"},
@@ -39,8 +42,10 @@ BAD_INPUTS = [
     # A ZooKeeper-mode broker switched to KRaft by a plain run (as an inventory that gains a kafka_controller
     # group would do) instead of through the migration's phases.
     ({"kafka_broker_metadata_mode": "kraft", "kafka_broker_controller_quorum_servers": ["127.0.0.1:9093"]},
-     "kafka_broker_metadata_mode: broker 1 runs in zookeeper mode, the run asks for kraft; moving a broker between "
-     "ZooKeeper mode and KRaft mode is the ZooKeeper-to-KRaft migration: run playbooks/migrate_to_kraft.yml"),
+     "kafka_broker_metadata_mode: "
+     + "; ".join("broker %d runs in zookeeper mode, the run asks for kraft" % broker for broker in BROKERS)
+     + "; moving a broker between ZooKeeper mode and KRaft mode is the ZooKeeper-to-KRaft migration: "
+     "run playbooks/migrate_to_kraft.yml"),
     # Security settings that do not fit together (README "Securing the cluster").
     ({"kafka_broker_internal_security_protocol": "TLS"},
      "kafka_broker_internal_security_protocol must be one of: PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL"),
@@ -68,11 +73,20 @@ BAD_INPUTS = [
 
 # A Kafka without ZooKeeper mode is found out from the installed archive's jars: the archive unpacks
 # into a folder of its own beside the one in use (so the run is not free of changes), and the
-# services' accounts, configuration, units and processes stay as they were.
+# services' accounts, configuration, units and processes stay as they were. The role that installs it first
+# refuses it: the broker role where ZooKeeper runs from Debian's package (multi-broker, which downloads its
+# archives by URL: this run copies one from the controller instead, with that archive's checksum), the
+# ZooKeeper role where ZooKeeper runs from the archive too (cluster, below: CLUSTER_ARCHIVE_REFUSALS).
+ARCHIVE_4_4 = {
+    "kafka_distribution_archive_src": "{{ kafkaops_cache_dir }}/kafka_2.13-4.4.0.tgz",
+    "kafka_distribution_archive_url": "",
+    "kafka_distribution_archive_checksum":
+        "sha256:{{ lookup('ansible.builtin.file', kafka_distribution_archive_src ~ '.sha256').split()[0] }}",
+}
 ARCHIVE_REFUSALS = [
-    ({"kafka_distribution_archive_src": "{{ kafkaops_cache_dir }}/kafka_2.13-4.4.0.tgz"},
-     "kafka_distribution_archive_src / kafka_distribution_archive_url: Kafka 4.4.0 carries no ZooKeeper "
-     "(removed in 4.0)"),
+    (ARCHIVE_4_4,
+     "kafka_distribution_archive_src / kafka_distribution_archive_url: Kafka 4.4.0 has no ZooKeeper mode "
+     "(removed in 4.0), and kafka_broker_metadata_mode is zookeeper"),
 ]
 
 # The cluster scenario runs inventories/example over SSH, on nodes that do not resolve each other's
@@ -83,6 +97,13 @@ UNRESOLVED_NAMES = [
      "zookeeper_peer_address: kafka-a cannot resolve 'kafka-b' (zookeeper_peer_address of kafka-b)"),
     ({"kafka_broker_internal_host": "{{ inventory_hostname }}"},
      "kafka-a cannot resolve 'kafka-b' (kafka_broker_internal_host of kafka-b)"),
+]
+
+# Refused in the ZooKeeper play, when the archive it installs for ZooKeeper turns out to carry none.
+CLUSTER_ARCHIVE_REFUSALS = [
+    (ARCHIVE_4_4,
+     "kafka_distribution_archive_src / kafka_distribution_archive_url: Kafka 4.4.0 carries no ZooKeeper "
+     "(removed in 4.0)"),
 ]
 
 CLUSTER_NODES = ["kafka-a", "kafka-b", "kafka-c"]
@@ -136,29 +157,33 @@ def _snapshot(node):
 
 
 @pytest.fixture(scope="module")
-def default_refusals():
+def host_refusals(saved):
     """(state before, one outcome per bad input, state after)."""
     node = testinfra.get_host(HOST, ansible_inventory=INVENTORY, connection="ansible")
     before = _snapshot(node)
     environment = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(PROJECT, ".cache", "collections"),
                        ANSIBLE_CONFIG=os.path.join(PROJECT, "ansible.cfg"))
-    outcomes = _run_site_at_once([extra_vars for extra_vars, unused in BAD_INPUTS + ARCHIVE_REFUSALS], environment)
+    # What the side effect's upgrade deployed (the 3.9.2 archive, the raised protocol), so that only the bad
+    # setting differs from what runs.
+    deployed = saved("deployed-settings.json")
+    outcomes = _run_site_at_once([dict(deployed, **extra_vars) for extra_vars, unused in BAD_INPUTS + ARCHIVE_REFUSALS],
+                                 environment)
     return before, outcomes, _snapshot(node)
 
 
-@pytest.mark.scenarios("default")
+@pytest.mark.scenarios("multi-broker")
 @pytest.mark.parametrize("case", range(len(BAD_INPUTS)), ids=[case[1][:40] for case in BAD_INPUTS])
-def test_bad_input_is_refused_before_any_change(default_refusals, case):
-    before, outcomes, after = default_refusals
+def test_bad_input_is_refused_before_any_change(host_refusals, case):
+    before, outcomes, after = host_refusals
     assert all(before[1].values()) and "0" not in before[1].values()
     _check_refused(outcomes[case], BAD_INPUTS[case][1])
     assert after == before
 
 
-@pytest.mark.scenarios("default")
+@pytest.mark.scenarios("multi-broker")
 @pytest.mark.parametrize("case", range(len(ARCHIVE_REFUSALS)), ids=[case[1][-40:] for case in ARCHIVE_REFUSALS])
-def test_a_kafka_without_zookeeper_mode_is_refused_before_the_services_change(default_refusals, case):
-    before, outcomes, after = default_refusals
+def test_a_kafka_without_zookeeper_mode_is_refused_before_the_services_change(host_refusals, case):
+    before, outcomes, after = host_refusals
     code, output = outcomes[len(BAD_INPUTS) + case]
     assert code != 0
     assert ARCHIVE_REFUSALS[case][1] in output, output[-3000:]
@@ -179,12 +204,13 @@ def _cluster_snapshot():
 
 @pytest.fixture(scope="module")
 def cluster_refusals(saved):
-    """(state before, one outcome per unresolvable setting, state after)."""
+    """(state before, one outcome per unresolvable setting and per archive refusal, state after)."""
     before = _cluster_snapshot()
     # What the side effect deployed last, so that site.yml has nothing else to change before it
     # reaches the refused setting.
     deployed = saved("deployed-settings.json")
-    outcomes = _run_site_at_once([dict(deployed, **extra_vars) for extra_vars, unused in UNRESOLVED_NAMES])
+    outcomes = _run_site_at_once([dict(deployed, **extra_vars)
+                                  for extra_vars, unused in UNRESOLVED_NAMES + CLUSTER_ARCHIVE_REFUSALS])
     return before, outcomes, _cluster_snapshot()
 
 
@@ -194,6 +220,18 @@ def test_unresolvable_peer_names_are_refused_before_any_change(cluster_refusals,
     before, outcomes, after = cluster_refusals
     assert all(pid != "0" for unused, pids in before.values() for pid in pids)
     _check_refused(outcomes[case], UNRESOLVED_NAMES[case][1])
+    assert after == before
+
+
+@pytest.mark.scenarios("cluster")
+@pytest.mark.parametrize("case", range(len(CLUSTER_ARCHIVE_REFUSALS)), ids=["zookeeper-role"])
+def test_a_kafka_without_zookeeper_is_refused_where_zookeeper_runs_from_the_archive(cluster_refusals, case):
+    before, outcomes, after = cluster_refusals
+    code, output = outcomes[len(UNRESOLVED_NAMES) + case]
+    assert code != 0
+    assert CLUSTER_ARCHIVE_REFUSALS[case][1] in output, output[-3000:]
+    # Refused in the ZooKeeper play, once the archive was read, not in the first play's settings check.
+    assert "PLAY [ZooKeeper ensemble]" in output, output[-3000:]
     assert after == before
 
 

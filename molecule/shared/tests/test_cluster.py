@@ -88,7 +88,7 @@ def test_brokers_run_and_listen(host):
 
 
 # The scenarios that run ZooKeeper (kraft runs none: test_zookeeper_runs_and_answers_ruok checks that).
-ZOOKEEPER_SCENARIOS = ("default", "multi-broker", "cluster", "resilience", "secure")
+ZOOKEEPER_SCENARIOS = ("multi-broker", "cluster", "resilience", "secure")
 
 
 @pytest.mark.scenarios(*ZOOKEEPER_SCENARIOS)

@@ -15,7 +15,7 @@ import pytest
 import testinfra.utils.ansible_runner
 from live_cluster import broker_instances, host_address, settled
 
-pytestmark = pytest.mark.scenarios("default", "combined")
+pytestmark = pytest.mark.scenarios("multi-broker", "combined")
 
 RUNNER = testinfra.utils.ansible_runner.AnsibleRunner(os.environ["MOLECULE_INVENTORY_FILE"])
 SAMPLE = re.compile(r'^(?P<name>[a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(?P<labels>.*)\})?\s+(?P<value>\S+)(?:\s+\d+)?$')
@@ -201,7 +201,7 @@ def test_the_kraft_quorum_has_one_leader_that_every_node_names():
             values(series, "kafka_controller_kafkacontroller_fencedbrokercount")))
 
 
-@pytest.mark.scenarios("default")
+@pytest.mark.scenarios("multi-broker")
 def test_zookeeper_reports_its_quorum_and_load():
     endpoints = role_endpoints("zookeeper", "zookeeper_prometheus", 7070)
     readings = {endpoint: scrape(endpoint) for endpoint in endpoints}
