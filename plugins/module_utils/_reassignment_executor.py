@@ -112,12 +112,29 @@ def finished(client, batch):
             and replicas.get(entry["topic"], {}).get(entry["partition"]) == entry["target"]]
 
 
-def elect_preferred_leaders(client, keys, timeout_ms):
-    """Preferred leader election for the given partitions; returns those whose election failed."""
+# How long the preferred election after a move waits for preferred replicas to rejoin their ISR. A broker that
+# restarted during the moves (or was just added) may still be catching up when the last move completes; Kafka
+# refuses its election (PREFERRED_LEADER_NOT_AVAILABLE) until it is in sync again.
+ELECTION_WAIT_SECONDS = 120
+
+
+def elect_preferred_leaders(client, keys, timeout_ms, wait=0, poll_interval=1, sleep=time.sleep, clock=time.time):
+    """Preferred leader election for the given partitions; returns [{"partition", "error"}] of those that failed.
+
+    Partitions whose election fails are asked again every poll_interval seconds for up to wait seconds (only
+    those), so a preferred replica that is still catching up gets its leadership back once it is in sync.
+    """
     if not keys:
         return []
+    deadline = clock() + wait
     elections = [dict(topic=topic, number=partition) for topic, partition in keys]
-    return [entry["partition"] for entry in ask_for_elections(client, "preferred", elections, timeout_ms)]
+    while True:
+        failed = ask_for_elections(client, "preferred", elections, timeout_ms)
+        if not failed or clock() >= deadline:
+            return failed
+        names = set(entry["partition"] for entry in failed)
+        elections = [election for election in elections if "%s-%d" % (election["topic"], election["number"]) in names]
+        sleep(poll_interval)
 
 
 def _remaining_sizes(client, entries):
@@ -263,7 +280,12 @@ def execute(client, pending, throttle_rate, max_moves_per_broker, timeout, poll_
     election_failed, election_error = [], None
     if elect:
         try:
-            election_failed = elect_preferred_leaders(client, keys, timeout_ms)
+            wait = max(0, min(ELECTION_WAIT_SECONDS, timeout - (time.time() - started)))
+            failures = elect_preferred_leaders(client, keys, timeout_ms, wait, poll_interval)
+            election_failed = [entry["partition"] for entry in failures]
+            if failures:
+                election_error = "after %d s, %s" % (wait, ", ".join(
+                    "%s: %s" % (entry["partition"], entry["error"]) for entry in failures))
         except Exception as error:  # pylint: disable=broad-except
             # The data has moved; a failed election leaves leaders to Kafka's automatic rebalance.
             election_failed = ["%s-%d" % key for key in keys]

@@ -94,7 +94,10 @@ options:
     type: float
     default: 2
   elect_leaders:
-    description: After the moves, run a preferred leader election for the moved partitions.
+    description:
+      - After the moves, run a preferred leader election for the moved partitions.
+      - A partition whose preferred replica is not in sync yet (a broker that restarted during the moves) is asked
+        again every O(poll_interval) for up to 120 seconds.
     type: bool
     default: true
   progress_interval:
@@ -183,12 +186,16 @@ cancelled:
   type: list
   elements: str
 election_failed:
-  description: Moved partitions whose preferred leader election failed (for example the leader is not in sync yet).
+  description:
+    - Moved partitions whose preferred leader election still failed after up to 120 seconds of asking again (bounded
+      by O(timeout)), for example because the preferred replica never caught up.
   returned: when state is present and not in check mode
   type: list
   elements: str
 election_error:
-  description: Why the election request as a whole failed, if it did (the moves themselves succeeded).
+  description:
+    - Why the election failed, if it did (the moves themselves succeeded): the request's error, or each partition in
+      RV(election_failed) with Kafka's error for it.
   returned: when state is present and not in check mode
   type: str
 elapsed:

@@ -14,6 +14,8 @@ ansible_collections.kafkaops.cluster.tests.unit.plugins.service_samples.
 import os
 import sys
 
+import pytest
+
 REPOSITORY = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 COLLECTIONS_PATH = os.path.join(REPOSITORY, ".cache", "collections")
 COLLECTION_LINK = os.path.join(COLLECTIONS_PATH, "ansible_collections", "kafkaops", "cluster")
@@ -26,3 +28,19 @@ if not os.path.lexists(COLLECTION_LINK):
     except FileExistsError:
         pass  # another test run made it meanwhile
 sys.path.insert(0, COLLECTIONS_PATH)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def shared_module_payloads(tmp_path_factory):
+    """Lets the ansible-playbook runs of one test session build each module's payload once between them.
+
+    Before it runs a module, every ansible-playbook process builds the module's payload again (a zip of the module
+    and each module_utils file it imports). The test venv's start-up hook scripts/kafkaops_ansiballz_cache.py (make
+    venv installs it) shares the payloads between processes when KAFKAOPS_ANSIBALLZ_CACHE names a folder. make test
+    names one; a plain pytest run gets one here, for the session. The payloads are the ones Ansible builds: only
+    which process built them differs. Without the hook installed, the variable does nothing.
+    """
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        if not os.environ.get("KAFKAOPS_ANSIBALLZ_CACHE"):
+            monkeypatch.setenv("KAFKAOPS_ANSIBALLZ_CACHE", str(tmp_path_factory.mktemp("ansiballz")))
+        yield

@@ -336,3 +336,43 @@ def test_max_disk_fill_needs_wait(run_module, cluster):
     result = run_module(kafka_reassignment.main, dict(SERVERS, plan=MOVE, max_disk_fill=0.9, wait=False), cluster)
     assert result["failed"] and result["msg"].startswith("max_disk_fill: needs wait: true"), result["msg"]
     assert cluster.writes() == []
+
+
+class _ElectingClient:
+    """Answers ElectLeaders: partition 1 is refused (PREFERRED_LEADER_NOT_AVAILABLE) for its first refusals asks."""
+
+    def __init__(self, refusals):
+        self.refusals, self.asked = refusals, []
+
+    def elect_leaders(self, election_type, by_topic, timeout_ms=None, raise_errors=True):
+        self.asked.append(sorted((topic, number) for topic, numbers in by_topic.items() for number in numbers))
+        answers = []
+        for numbers in by_topic.values():
+            for number in numbers:
+                refused = number == 1 and len(self.asked) <= self.refusals
+                answers.append(SimpleNamespace(partition_id=number, error_code=80 if refused else 0))
+        return SimpleNamespace(error_code=0, replica_election_results=[
+            SimpleNamespace(topic=topic, partition_result=answers) for topic in by_topic])
+
+
+def _clock():
+    now = [0.0]
+    return now, (lambda: now[0]), (lambda seconds: now.__setitem__(0, now[0] + seconds))
+
+
+def test_an_election_refused_while_the_preferred_replica_catches_up_is_asked_again_for_that_partition_only():
+    client = _ElectingClient(refusals=3)
+    unused, clock, sleep = _clock()
+    failed = executor.elect_preferred_leaders(client, [("orders", 0), ("orders", 1)], 1000, wait=120,
+                                              poll_interval=2, sleep=sleep, clock=clock)
+    assert failed == []
+    assert client.asked == [[("orders", 0), ("orders", 1)]] + [[("orders", 1)]] * 3
+
+
+def test_an_election_still_refused_after_the_wait_names_the_partition_and_kafkas_error():
+    client = _ElectingClient(refusals=1000)
+    now, clock, sleep = _clock()
+    failed = executor.elect_preferred_leaders(client, [("orders", 0), ("orders", 1)], 1000, wait=10,
+                                              poll_interval=2, sleep=sleep, clock=clock)
+    assert failed == [dict(partition="orders-1", error="PreferredLeaderNotAvailableError")]
+    assert now[0] == 10 and len(client.asked) == 6

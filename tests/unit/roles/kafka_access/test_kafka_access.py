@@ -24,9 +24,13 @@ def _start(tmp_path, variables):
                          "ansible_python_interpreter=%s\n" % sys.executable)
     env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(REPOSITORY, "ansible.cfg"), ANSIBLE_NOCOLOR="1",
                ANSIBLE_COLLECTIONS_PATH=os.path.join(REPOSITORY, ".cache", "collections"))
+    # Under PYTHONUNBUFFERED (which some shells and images set) each module's Python would read the payload
+    # Ansible pipes to it one byte per system call. Left out here; ansible-playbook alone runs unbuffered
+    # (python -u), so that its output and its warnings keep their order in the one pipe the test reads.
+    env.pop("PYTHONUNBUFFERED", None)
     extra = dict(variables, admin_password=ADMIN_PASSWORD)
-    command = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-vvv", "-i", str(inventory),
-               os.path.join(HERE, "access_playbook.yml"), "-e", json.dumps(extra)]
+    command = [sys.executable, "-u", os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-vvv",
+               "-i", str(inventory), os.path.join(HERE, "access_playbook.yml"), "-e", json.dumps(extra)]
     return subprocess.Popen(command, env=env, cwd=REPOSITORY, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True)
 

@@ -34,6 +34,9 @@ def _run(tmp_path, logs):
     inventory.write_text("\n".join(lines) + "\n")
     env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(REPOSITORY, "ansible.cfg"), ANSIBLE_NOCOLOR="1",
                ANSIBLE_COLLECTIONS_PATH=os.path.join(REPOSITORY, ".cache", "collections"))
+    # Under PYTHONUNBUFFERED (which some shells and images set) each module's Python would read the payload
+    # Ansible pipes to it one byte per system call; the test reads the output once the run has ended.
+    env.pop("PYTHONUNBUFFERED", None)
     command = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", str(inventory),
                os.path.join(HERE, "faults_playbook.yml")]
     completed = subprocess.run(command, env=env, cwd=REPOSITORY, capture_output=True, text=True, timeout=300,

@@ -39,8 +39,12 @@ def _run_playbook(tls_dir, inventory, *options):
     """One ansible-playbook run; returns its output and the changed count of each host."""
     env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(REPOSITORY, "ansible.cfg"), ANSIBLE_NOCOLOR="1",
                ANSIBLE_COLLECTIONS_PATH=os.path.join(REPOSITORY, ".cache", "collections"))
-    command = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", str(inventory),
-               PLAYBOOK, "-e", "tls_dir=%s" % tls_dir, *options]
+    # Under PYTHONUNBUFFERED (which some shells and images set) each module's Python would read the payload
+    # Ansible pipes to it one byte per system call. Left out here; ansible-playbook alone runs unbuffered
+    # (python -u), so that its output and its warnings keep their order in the one pipe the test reads.
+    env.pop("PYTHONUNBUFFERED", None)
+    command = [sys.executable, "-u", os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i",
+               str(inventory), PLAYBOOK, "-e", "tls_dir=%s" % tls_dir, *options]
     return subprocess.Popen(command, env=env, cwd=REPOSITORY, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True)
 
