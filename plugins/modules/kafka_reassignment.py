@@ -194,8 +194,8 @@ election_failed:
   elements: str
 election_error:
   description:
-    - Why the election failed, if it did (the moves themselves succeeded): the request's error, or each partition in
-      RV(election_failed) with Kafka's error for it.
+    - Why the election failed, if it did (the moves themselves succeeded). Either the request's error, or each
+      partition in RV(election_failed) with Kafka's error for it.
   returned: when state is present and not in check mode
   type: str
 elapsed:
