@@ -11,9 +11,10 @@ import subprocess
 import sys
 
 import pytest
+from ansible_collections.kafkaops.cluster.tests.unit.roles.playbook_runs import (REPOSITORY, playbook_command,
+                                                                                 playbook_environment)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPOSITORY = os.path.abspath(os.path.join(HERE, "..", "..", "..", ".."))
 ADMIN_PASSWORD = "admin-Password-4d1f"
 USER_PASSWORD = "orders-Password-9c2e"
 
@@ -22,16 +23,11 @@ def _start(tmp_path, variables):
     inventory = tmp_path / "inventory.ini"
     inventory.write_text("[kafka_broker]\nbroker-1\nbroker-2\n[all:vars]\nansible_connection=local\n"
                          "ansible_python_interpreter=%s\n" % sys.executable)
-    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(REPOSITORY, "ansible.cfg"), ANSIBLE_NOCOLOR="1",
-               ANSIBLE_COLLECTIONS_PATH=os.path.join(REPOSITORY, ".cache", "collections"))
-    # Under PYTHONUNBUFFERED (which some shells and images set) each module's Python would read the payload
-    # Ansible pipes to it one byte per system call. Left out here; ansible-playbook alone runs unbuffered
-    # (python -u), so that its output and its warnings keep their order in the one pipe the test reads.
-    env.pop("PYTHONUNBUFFERED", None)
     extra = dict(variables, admin_password=ADMIN_PASSWORD)
-    command = [sys.executable, "-u", os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-vvv",
-               "-i", str(inventory), os.path.join(HERE, "access_playbook.yml"), "-e", json.dumps(extra)]
-    return subprocess.Popen(command, env=env, cwd=REPOSITORY, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    command = playbook_command("-vvv", "-i", str(inventory), os.path.join(HERE, "access_playbook.yml"), "-e",
+                               json.dumps(extra), unbuffered=True)
+    return subprocess.Popen(command, env=playbook_environment(), cwd=REPOSITORY, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT,
                             text=True)
 
 

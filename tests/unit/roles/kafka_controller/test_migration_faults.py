@@ -9,9 +9,10 @@ failure and each controller's last fault; here the controllers' logs are files w
 import os
 import subprocess
 import sys
+from ansible_collections.kafkaops.cluster.tests.unit.roles.playbook_runs import (REPOSITORY, playbook_command,
+                                                                                 playbook_environment)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPOSITORY = os.path.abspath(os.path.join(HERE, "..", "..", "..", ".."))
 
 FAULT = """[2026-11-27 09:57:03,861] ERROR Encountered zk migration fault: Unhandled error in SendRPCsToBrokersEvent (x)
 org.apache.kafka.common.KafkaException: org.apache.kafka.common.errors.InvalidConfigurationException: Failed
@@ -32,14 +33,9 @@ def _run(tmp_path, logs):
     lines += ["[all:vars]", "ansible_connection=local", "ansible_python_interpreter=%s" % sys.executable]
     inventory = tmp_path / "inventory.ini"
     inventory.write_text("\n".join(lines) + "\n")
-    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(REPOSITORY, "ansible.cfg"), ANSIBLE_NOCOLOR="1",
-               ANSIBLE_COLLECTIONS_PATH=os.path.join(REPOSITORY, ".cache", "collections"))
-    # Under PYTHONUNBUFFERED (which some shells and images set) each module's Python would read the payload
-    # Ansible pipes to it one byte per system call; the test reads the output once the run has ended.
-    env.pop("PYTHONUNBUFFERED", None)
-    command = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", str(inventory),
-               os.path.join(HERE, "faults_playbook.yml")]
-    completed = subprocess.run(command, env=env, cwd=REPOSITORY, capture_output=True, text=True, timeout=300,
+    command = playbook_command("-i", str(inventory), os.path.join(HERE, "faults_playbook.yml"))
+    completed = subprocess.run(command, env=playbook_environment(), cwd=REPOSITORY, capture_output=True, text=True,
+                               timeout=300,
                                check=False)
     return completed.returncode, completed.stdout + completed.stderr
 

@@ -25,9 +25,10 @@ from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+from ansible_collections.kafkaops.cluster.tests.unit.roles.playbook_runs import (REPOSITORY, playbook_command,
+                                                                                 playbook_environment)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPOSITORY = os.path.abspath(os.path.join(HERE, "..", "..", "..", ".."))
 PLAYBOOK = os.path.join(HERE, "certificates_playbook.yml")
 HOSTS = {"broker-1": "10.0.0.1", "broker-2": "10.0.0.2", "broker-3": "fd00::3"}
 EXTRA_NAME = "kafka.example.test"
@@ -37,15 +38,10 @@ SIGNED = ["hosts/%s" % host for host in HOSTS] + ["clients/admin"]
 
 def _run_playbook(tls_dir, inventory, *options):
     """One ansible-playbook run; returns its output and the changed count of each host."""
-    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(REPOSITORY, "ansible.cfg"), ANSIBLE_NOCOLOR="1",
-               ANSIBLE_COLLECTIONS_PATH=os.path.join(REPOSITORY, ".cache", "collections"))
-    # Under PYTHONUNBUFFERED (which some shells and images set) each module's Python would read the payload
-    # Ansible pipes to it one byte per system call. Left out here; ansible-playbook alone runs unbuffered
-    # (python -u), so that its output and its warnings keep their order in the one pipe the test reads.
-    env.pop("PYTHONUNBUFFERED", None)
-    command = [sys.executable, "-u", os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i",
-               str(inventory), PLAYBOOK, "-e", "tls_dir=%s" % tls_dir, *options]
-    return subprocess.Popen(command, env=env, cwd=REPOSITORY, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    command = playbook_command("-i", str(inventory), PLAYBOOK, "-e", "tls_dir=%s" % tls_dir, *options,
+                               unbuffered=True)
+    return subprocess.Popen(command, env=playbook_environment(), cwd=REPOSITORY, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT,
                             text=True)
 
 
