@@ -17,12 +17,14 @@ from ansible.module_utils.common.text.converters import to_text
 from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.plugins.action import ActionBase
 
+from ansible_collections.kafkaops.cluster.plugins.module_utils._input_errors import InputError
+
 MODULE_NAME = "kafkaops.cluster.config_files"
 FILE_KEYS = ("dest", "content", "template", "template_vars", "sensitive", "owner", "group", "mode")
 
 
-class FileEntryError(Exception):
-    """A file entry the action cannot use; the message names its field."""
+class FileEntryError(InputError):
+    """A file entry the action cannot use; field names it, such as files[2].template."""
 
 
 def check_file_entries(files):
@@ -33,31 +35,32 @@ def check_file_entries(files):
     if files is None:
         return []
     if not isinstance(files, list):
-        raise FileEntryError("files: expected a list of dicts, got %r" % (files,))
+        raise FileEntryError("files", "expected a list of dicts, got %r" % (files,))
     entries = []
     for index, entry in enumerate(files):
         field = "files[%d]" % index
         if not isinstance(entry, Mapping):
-            raise FileEntryError("%s: expected a dict, got %r" % (field, entry))
+            raise FileEntryError(field, "expected a dict, got %r" % (entry,))
         unknown = sorted(set(entry) - set(FILE_KEYS))
         if unknown:
-            raise FileEntryError("%s: unknown keys %s (known: %s)" % (field, ", ".join(unknown), ", ".join(FILE_KEYS)))
+            raise FileEntryError(field, "unknown keys %s (known: %s)" % (", ".join(unknown), ", ".join(FILE_KEYS)))
         has_content = entry.get("content") is not None
         has_template = entry.get("template") is not None
         if has_content == has_template:
-            raise FileEntryError("%s: give exactly one of content and template (dest %s)" % (field, entry.get("dest")))
+            raise FileEntryError(field, "give exactly one of content and template (dest %s)" % (entry.get("dest"),))
         if has_template and not isinstance(entry["template"], str):
-            raise FileEntryError("%s.template: expected the name of a template, got %r" % (field, entry["template"]))
+            raise FileEntryError(field + ".template", "expected the name of a template, got %r" % (entry["template"],))
         template_vars = entry.get("template_vars")
         if template_vars is not None:
             if not has_template:
-                raise FileEntryError("%s.template_vars: only used with template" % field)
+                raise FileEntryError(field + ".template_vars", "only used with template")
             if not isinstance(template_vars, Mapping):
-                raise FileEntryError("%s.template_vars: expected a dict, got %r" % (field, template_vars))
+                raise FileEntryError(field + ".template_vars", "expected a dict, got %r" % (template_vars,))
         try:
             sensitive = boolean(entry.get("sensitive", False), strict=True)
         except TypeError:
-            raise FileEntryError("%s.sensitive: expected a boolean, got %r" % (field, entry.get("sensitive"))) from None
+            raise FileEntryError(field + ".sensitive",
+                                 "expected a boolean, got %r" % (entry.get("sensitive"),)) from None
         entries.append(dict(entry, sensitive=sensitive))
     return entries
 

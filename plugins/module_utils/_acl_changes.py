@@ -17,6 +17,8 @@ from __future__ import absolute_import, division, print_function
 import re
 from collections import namedtuple
 
+from ansible_collections.kafkaops.cluster.plugins.module_utils._input_errors import InputError, field_name
+
 ACL_KEYS = ("principal", "host", "operation", "permission", "resource_type", "resource_name", "pattern_type")
 AclBinding = namedtuple("AclBinding", ACL_KEYS)
 
@@ -42,12 +44,8 @@ OPERATIONS = ("all", "read", "write", "create", "delete", "alter", "describe", "
 SCOPES = ("principal", "resource")
 
 
-class AclSpecError(Exception):
+class AclSpecError(InputError):
     """A declared ACL cannot be applied; field names the offending input, such as acls[2].operation."""
-
-    def __init__(self, field, message):
-        super(AclSpecError, self).__init__("%s: %s" % (field, message))
-        self.field = field
 
 
 def canonical_word(value):
@@ -96,10 +94,6 @@ def _resource_name(value, resource_type, field):
         raise AclSpecError(field, "a %s ACL needs the name of its %s (or * for all)"
                            % (resource_type, resource_type.replace("_", " ")))
     return str(value)
-
-
-def field_name(where, key):
-    return "%s.%s" % (where, key)
 
 
 def normalize_acls(items, field_prefix="acls"):

@@ -29,6 +29,7 @@ try:
 except ImportError:
     kafka_errors = ConfigResourceType = DescribeConfigsRequest = IncrementalAlterConfigsRequest = None
 
+from ansible_collections.kafkaops.cluster.plugins.module_utils._input_errors import InputError
 from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin import KafkaAdminError
 
 CLUSTER_DEFAULT = "default"
@@ -40,12 +41,8 @@ SOURCE_NAMES = {1: "DYNAMIC_TOPIC_CONFIG", 2: "DYNAMIC_BROKER_CONFIG", 3: "DYNAM
                 4: "STATIC_BROKER_CONFIG", 5: "DEFAULT_CONFIG", 6: "DYNAMIC_BROKER_LOGGER_CONFIG"}
 
 
-class BrokerConfigSpecError(ValueError):
+class BrokerConfigSpecError(InputError):
     """A declaration the module refuses before connecting; field names the option."""
-
-    def __init__(self, message, field):
-        super(BrokerConfigSpecError, self).__init__(message)
-        self.field = field
 
 
 def config_value(value):
@@ -63,21 +60,21 @@ def check_broker_config_inputs(params):
     broker = params.get("broker")
     broker = CLUSTER_DEFAULT if broker in (None, "") else str(broker).strip()
     if broker != CLUSTER_DEFAULT and not (broker.isdigit()):
-        raise BrokerConfigSpecError("broker: %r is neither 'default' (the cluster-wide default) nor a broker id "
-                                    "(an integer >= 0)" % (params.get("broker"),), "broker")
+        raise BrokerConfigSpecError("broker", "%r is neither 'default' (the cluster-wide default) nor a broker id "
+                                              "(an integer >= 0)" % (params.get("broker"),))
     config = params.get("config")
     if not isinstance(config, dict) or not config:
-        raise BrokerConfigSpecError("config: give at least one setting, as a mapping of name to value "
-                                    "(null to remove a setting)", "config")
+        raise BrokerConfigSpecError("config", "give at least one setting, as a mapping of name to value "
+                                              "(null to remove a setting)")
     normalized = {}
     for key, value in config.items():
         name = str(key).strip()
         if not name or any(character.isspace() for character in name):
-            raise BrokerConfigSpecError("config: %r is not a setting's name" % (key,), "config")
+            raise BrokerConfigSpecError("config", "%r is not a setting's name" % (key,))
         if isinstance(value, (dict, list)):
-            raise BrokerConfigSpecError("config.%s: a %s is not a setting's value; give text, a number or a "
-                                        "boolean (null removes the setting)" % (name, type(value).__name__),
-                                        "config.%s" % name)
+            kind = type(value).__name__
+            raise BrokerConfigSpecError("config." + name, "a %s is not a setting's value; give text, a number or a "
+                                                          "boolean (null removes the setting)" % kind)
         normalized[name] = None if value is None else config_value(value)
     return dict(level=CLUSTER_DEFAULT if broker == CLUSTER_DEFAULT else "broker",
                 resource_name="" if broker == CLUSTER_DEFAULT else str(int(broker)),

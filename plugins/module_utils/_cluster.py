@@ -16,6 +16,7 @@ try:
 except ImportError:
     ConfigResource = ConfigResourceType = None
 
+from ansible_collections.kafkaops.cluster.plugins.module_utils._input_errors import InputError
 from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin import (
     KafkaAdminError,
     advertised_api_keys,
@@ -39,12 +40,8 @@ PROBLEM_KINDS = ("offline", "under_replicated", "reassigning", "leader_not_prefe
 PATTERN_CHARACTERS = "*?["
 
 
-class TopicSelectionError(Exception):
+class TopicSelectionError(InputError):
     """The topics asked for cannot be read as given; field names the option."""
-
-    def __init__(self, field, message):
-        super(TopicSelectionError, self).__init__("%s: %s" % (field, message))
-        self.field = field
 
 
 def read_brokers(client):

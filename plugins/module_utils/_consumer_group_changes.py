@@ -14,6 +14,8 @@ from __future__ import absolute_import, division, print_function
 import datetime
 import re
 
+from ansible_collections.kafkaops.cluster.plugins.module_utils._input_errors import InputError
+
 RESETS = ("earliest", "latest", "timestamp", "offset", "shift")
 # The option that gives the value of each reset that takes one.
 RESET_VALUE_OPTIONS = dict(timestamp="reset_timestamp", offset="reset_offset", shift="reset_shift")
@@ -24,12 +26,8 @@ _ISO_8601 = re.compile(
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone(datetime.timedelta(0)))
 
 
-class GroupSpecError(Exception):
+class GroupSpecError(InputError):
     """An option of kafka_consumer_group cannot work; field names the option."""
-
-    def __init__(self, field, message):
-        super(GroupSpecError, self).__init__("%s: %s" % (field, message))
-        self.field = field
 
 
 def parse_timestamp(value):

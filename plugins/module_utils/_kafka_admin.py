@@ -26,6 +26,7 @@ except ImportError:
     HAS_KAFKA = False
     KAFKA_IMPORT_ERROR = traceback.format_exc()
 
+from ansible_collections.kafkaops.cluster.plugins.module_utils._input_errors import InputError
 from ansible_collections.kafkaops.cluster.plugins.module_utils._option_limits import (
     NumberLimit,
     check_limits,
@@ -225,11 +226,11 @@ def describe_error(error):
 def failure_details(error, unexpected="Kafka request failed"):
     """fail_json arguments for an error met while a module ran: msg, and field when the error names one.
 
-    This collection's own errors (KafkaAdminError, and the input errors of the other module_utils,
+    This collection's own errors (KafkaAdminError, and the InputErrors of the other module_utils,
     which carry a field) already say what went wrong; anything else is described with its class.
     """
     field = getattr(error, "field", None)
-    if isinstance(error, KafkaAdminError) or hasattr(error, "field"):
+    if isinstance(error, (KafkaAdminError, InputError)):
         details = dict(msg=str(error))
     else:
         details = dict(msg="%s: %s" % (unexpected, describe_error(error)))

@@ -17,6 +17,7 @@ in-sync replicas held are gone. That is why it is only done when asked by name (
 from __future__ import absolute_import, division, print_function
 
 from ansible_collections.kafkaops.cluster.plugins.module_utils._cluster import read_topics
+from ansible_collections.kafkaops.cluster.plugins.module_utils._input_errors import InputError
 from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin import KafkaAdminError, error_name
 
 # Kafka's ElectionType values in the ElectLeaders request.
@@ -25,12 +26,8 @@ ELECTION_TYPES = {"preferred": 0, "unclean": 1}
 _NOT_NEEDED = 84
 
 
-class ElectionInputError(Exception):
+class ElectionInputError(InputError):
     """An option is wrong; field names it, such as partitions[2].partition."""
-
-    def __init__(self, field, message):
-        super(ElectionInputError, self).__init__("%s: %s" % (field, message))
-        self.field = field
 
 
 def check_election_inputs(module):

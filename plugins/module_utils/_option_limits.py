@@ -11,12 +11,11 @@ its limits once and calls check_limits first thing.
 from __future__ import absolute_import, division, print_function
 
 
-class OptionValueError(Exception):
-    """A numeric option is out of range; field names the option."""
+from ansible_collections.kafkaops.cluster.plugins.module_utils._input_errors import InputError
 
-    def __init__(self, field, message):
-        super(OptionValueError, self).__init__("%s: %s" % (field, message))
-        self.field = field
+
+class OptionValueError(InputError):
+    """A numeric option is out of range; field names the option."""
 
 
 class NumberLimit:

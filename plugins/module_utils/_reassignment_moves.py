@@ -12,12 +12,11 @@ The executor (_reassignment_executor.py) reads the state and carries the moves o
 from __future__ import absolute_import, division, print_function
 
 
-class PlanInputError(Exception):
-    """The plan cannot be carried out; field names the entry, such as plan.partitions[4].replicas."""
+from ansible_collections.kafkaops.cluster.plugins.module_utils._input_errors import InputError
 
-    def __init__(self, field, message):
-        super(PlanInputError, self).__init__("%s: %s" % (field, message))
-        self.field = field
+
+class PlanInputError(InputError):
+    """The plan cannot be carried out; field names the entry, such as plan.partitions[4].replicas."""
 
 
 def parse_plan(plan, field="plan"):

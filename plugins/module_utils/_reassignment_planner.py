@@ -143,6 +143,8 @@ import itertools
 import json
 import math
 
+from ansible_collections.kafkaops.cluster.plugins.module_utils._input_errors import InputError
+
 _UNREACHED = 1 << 62
 _INT_ONLY = set([int])
 # Networks of more groups than this leave out at first the groups that can keep every replica, and
@@ -154,13 +156,8 @@ _FEW_RECEIVERS = 4
 _SLACK = 2
 
 
-class PlanError(Exception):
+class PlanError(InputError):
     """An input the planner cannot use; ``field`` names the offending input."""
-
-    def __init__(self, field, message):
-        super(PlanError, self).__init__("%s: %s" % (field, message))
-        self.field = field
-        self.message = message
 
 
 # --------------------------------------------------------------------------------------------

@@ -13,6 +13,8 @@ from __future__ import absolute_import, division, print_function
 
 import re
 
+from ansible_collections.kafkaops.cluster.plugins.module_utils._input_errors import InputError, field_name
+
 TOPIC_NAME = re.compile(r"^[a-zA-Z0-9._-]{1,249}$")
 # The keys a topic of the topics option takes; those left out come from the module-level options.
 TOPIC_KEYS = ("partitions", "replication_factor", "config", "state")
@@ -36,12 +38,8 @@ def declared_topics(params):
     return items, "topics"
 
 
-class TopicSpecError(Exception):
+class TopicSpecError(InputError):
     """A declared topic cannot be applied; field names the offending input, such as topics[2].partitions."""
-
-    def __init__(self, field, message):
-        super(TopicSpecError, self).__init__("%s: %s" % (field, message))
-        self.field = field
 
 
 def config_value(value):
@@ -123,11 +121,6 @@ def normalize_topics(topics, default_state="present", field_prefix="topics"):
             field=where,
         ))
     return normalized
-
-
-def field_name(where, field):
-    """The name of a field of a declared topic: topics[3].partitions, or the option itself for one topic."""
-    return "%s.%s" % (where, field) if where else field
 
 
 def topic_view(state):

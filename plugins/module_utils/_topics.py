@@ -27,6 +27,7 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._cluster import (
     read_topic_configs,
     read_topics,
 )
+from ansible_collections.kafkaops.cluster.plugins.module_utils._input_errors import field_name
 from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin import (
     AdminClientPool,
     KafkaAdminError,
@@ -37,7 +38,6 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin impo
 from ansible_collections.kafkaops.cluster.plugins.module_utils._topic_changes import (
     TopicSpecError,
     declared_topics,
-    field_name,
     normalize_topics,
     plan_topic_changes,
     topics_needing_configs,

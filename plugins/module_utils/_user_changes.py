@@ -16,6 +16,7 @@ returns for display (field names, messages, the diff) holds a password; only the
 from __future__ import absolute_import, division, print_function
 
 
+from ansible_collections.kafkaops.cluster.plugins.module_utils._input_errors import InputError, field_name
 from ansible_collections.kafkaops.cluster.plugins.module_utils._option_limits import NumberLimit
 
 MECHANISMS = ("SCRAM-SHA-512", "SCRAM-SHA-256")
@@ -30,17 +31,8 @@ INHERITED_KEYS = ("mechanism", "iterations", "state")
 USER_KEYS = ("name", "password") + INHERITED_KEYS
 
 
-class UserSpecError(Exception):
+class UserSpecError(InputError):
     """A declared user cannot be applied; field names the input, such as users[2].iterations."""
-
-    def __init__(self, field, message):
-        super(UserSpecError, self).__init__("%s: %s" % (field, message))
-        self.field = field
-
-
-def field_name(where, field):
-    """users[3].password, or the option itself when the module declares one user with name."""
-    return "%s.%s" % (where, field) if where else field
 
 
 def declared_users(params):
