@@ -72,7 +72,7 @@ def kafka_broker_instances(instances, host_defaults):
         properties = instance.get("properties") or {}
         if not isinstance(properties, dict):
             raise AnsibleFilterError("%s.properties: expected a dict, got %r" % (where, properties))
-        normalized.append({
+        entry = {
             "broker_id": broker_id,
             "port": port,
             "internal_port": internal_port,
@@ -81,9 +81,37 @@ def kafka_broker_instances(instances, host_defaults):
             "rack": instance.get("rack", host_defaults.get("rack")) or "",
             "log_dirs": list(log_dirs),
             "properties": properties,
-        })
+        }
+        entry.update(broker_paths(broker_id, host_defaults.get("config_dir") or "/etc/kafka",
+                                  host_defaults.get("log_dir") or "/var/log/kafka"))
+        normalized.append(entry)
     _check_host(normalized)
     return normalized
+
+
+def broker_paths(broker_id, config_dir, log_dir):
+    """Where one broker's files are and what its unit is called: the one place the role spells them.
+
+    unit, the systemd unit (kafka-broker-<id>); unit_file, its file; folder, the broker's own configuration
+    folder (<config_dir>/broker-<id>); config_file, its server.properties; restart_view, the copy of the
+    settings whose change needs a restart (KRaft mode: server.properties less the quorum's bootstrap list,
+    which the broker reads only at start and a quorum change rewrites); restart_marker, the file that
+    says a restart is still owed after a run stopped before doing it; log_folder and log_file, where the
+    broker logs (<log_dir>/broker-<id>/server.log).
+    """
+    folder = "%s/broker-%d" % (config_dir.rstrip("/"), broker_id)
+    log_folder = "%s/broker-%d" % (log_dir.rstrip("/"), broker_id)
+    unit = "kafka-broker-%d" % broker_id
+    return {
+        "unit": unit,
+        "unit_file": "/etc/systemd/system/%s.service" % unit,
+        "folder": folder,
+        "config_file": folder + "/server.properties",
+        "restart_view": folder + "/.server.properties.restart-view",
+        "restart_marker": folder + "/.restart-pending",
+        "log_folder": log_folder,
+        "log_file": log_folder + "/server.log",
+    }
 
 
 def _prometheus_port(instance, host_defaults, port, several, where):

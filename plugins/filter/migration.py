@@ -41,16 +41,17 @@ def kafka_metadata_mode(server_properties):
     return "zookeeper"
 
 
-def kafka_broker_mode_change(broker_id, settings, config_dir, wanted):
-    """A sentence when broker `broker_id` runs another metadata mode than `wanted`, else an empty string.
+def kafka_broker_mode_change(instance, settings, wanted):
+    """A sentence when broker `instance` (of kafka_broker_instances) runs another metadata mode than `wanted`,
+    else an empty string.
 
-    settings: host_state_info's settings result, which holds <config_dir>/broker-<id>/server.properties.
+    settings: host_state_info's settings result, which holds the instance's config_file.
     """
-    found = (settings or {}).get("%s/broker-%s/server.properties" % (config_dir, broker_id)) or {}
+    found = (settings or {}).get(instance["config_file"]) or {}
     current = kafka_metadata_mode(found)
     if not current or current == wanted:
         return ""
-    return "broker %s runs in %s mode, the run asks for %s" % (broker_id, current, wanted)
+    return "broker %s runs in %s mode, the run asks for %s" % (instance["broker_id"], current, wanted)
 
 
 def _broker_modes(brokers):
@@ -213,7 +214,9 @@ def kafka_migration_precheck(brokers, controllers, broker_hosts, controller_host
     for broker in brokers:
         name = "%s (broker %s)" % (broker["host"], broker["broker_id"])
         if not broker.get("active"):
-            problems.append("%s: its unit does not run; every broker must run before the brokers are rolled" % name)
+            state = broker.get("unit_state")
+            problems.append("%s: its unit does not run%s; every broker must run before the brokers are rolled"
+                            % (name, " (systemd: %s)" % state if state else ""))
         if broker["mode"] != "kraft":
             version = broker.get("version") or ""
             if not version.startswith("3.9."):

@@ -13,7 +13,23 @@ HOST = {"broker_id": 7, "port": 9092, "internal_port": "", "jmx_port": "", "rack
 def test_no_instances_means_one_from_the_host_settings():
     assert kafka_broker_instances([], HOST) == [{
         "broker_id": 7, "port": 9092, "internal_port": 19092, "jmx_port": 29092, "prometheus_port": 0, "rack": "r1",
-        "log_dirs": ["/var/lib/kafka/broker-7"], "properties": {}}]
+        "log_dirs": ["/var/lib/kafka/broker-7"], "properties": {},
+        "unit": "kafka-broker-7", "unit_file": "/etc/systemd/system/kafka-broker-7.service",
+        "folder": "/etc/kafka/broker-7", "config_file": "/etc/kafka/broker-7/server.properties",
+        "restart_view": "/etc/kafka/broker-7/.server.properties.restart-view",
+        "restart_marker": "/etc/kafka/broker-7/.restart-pending",
+        "log_folder": "/var/log/kafka/broker-7", "log_file": "/var/log/kafka/broker-7/server.log"}]
+
+
+def test_each_instance_carries_its_unit_and_files_under_the_host_folders():
+    host = dict(HOST, config_dir="/opt/kafka/etc/", log_dir="/srv/logs")
+    first, second = kafka_broker_instances([{"broker_id": 11, "port": 9093}, {"broker_id": 12, "port": 9094}], host)
+    assert (first["unit"], second["unit"]) == ("kafka-broker-11", "kafka-broker-12")
+    assert second["unit_file"] == "/etc/systemd/system/kafka-broker-12.service"
+    assert second["config_file"] == "/opt/kafka/etc/broker-12/server.properties"
+    assert second["restart_marker"] == "/opt/kafka/etc/broker-12/.restart-pending"
+    assert second["restart_view"] == "/opt/kafka/etc/broker-12/.server.properties.restart-view"
+    assert second["log_file"] == "/srv/logs/broker-12/server.log"
 
 
 def test_three_brokers_on_one_host_get_their_own_ports_and_dirs():

@@ -3,6 +3,7 @@
 import pytest
 from ansible.errors import AnsibleFilterError
 
+from ansible_collections.kafkaops.cluster.plugins.filter.kafka_broker import kafka_broker_instances
 from ansible_collections.kafkaops.cluster.plugins.filter.migration import (
     kafka_broker_mode_change,
     kafka_metadata_mode,
@@ -47,10 +48,11 @@ def test_metadata_mode_of_a_server_properties(text, mode):
 def test_a_mode_change_is_named_and_a_new_broker_is_none():
     settings = {"/etc/kafka/broker-1/server.properties": {"exists": True, "values": {}},
                 "/etc/kafka/broker-2/server.properties": {"exists": False, "values": {}}}
-    assert kafka_broker_mode_change(1, settings, "/etc/kafka", "kraft") == \
+    first, second = kafka_broker_instances([{"broker_id": 1, "port": 9092}, {"broker_id": 2, "port": 9093}], {})
+    assert kafka_broker_mode_change(first, settings, "kraft") == \
         "broker 1 runs in zookeeper mode, the run asks for kraft"
-    assert kafka_broker_mode_change(1, settings, "/etc/kafka", "zookeeper") == ""
-    assert kafka_broker_mode_change(2, settings, "/etc/kafka", "kraft") == ""
+    assert kafka_broker_mode_change(first, settings, "zookeeper") == ""
+    assert kafka_broker_mode_change(second, settings, "kraft") == ""
 
 
 @pytest.mark.parametrize("broker_modes, controller_kwargs, znode, running, completed, in_progress", [
@@ -144,7 +146,8 @@ def test_a_healthy_cluster_passes_the_precheck():
     (dict(version="3.8.1"), {}, {}, "b1 (broker 1): runs Kafka 3.8.1; the migration runs on Kafka 3.9"),
     (dict(version=""), {}, {}, "runs Kafka of unknown version"),
     (dict(properties={"inter.broker.protocol.version": "3.8"}), {}, {}, "inter.broker.protocol.version is 3.8"),
-    (dict(active=False), {}, {}, "b1 (broker 1): its unit does not run"),
+    (dict(active=False), {}, {}, "b1 (broker 1): its unit does not run; every broker must run"),
+    (dict(active=False, unit_state="failed"), {}, {}, "b1 (broker 1): its unit does not run (systemd: failed)"),
     (dict(log_dirs=["/d1", "/d2"]), {}, {}, "several log directories (JBOD: /d1, /d2)"),
     (dict(broker_id=9001), {}, {}, "node ids 9001 are broker ids too"),
     ({}, {"kafka_broker_properties": {"authorizer.class.name": "x"}}, {},
