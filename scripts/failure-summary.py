@@ -15,7 +15,7 @@ ESCAPES = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 # Molecule frames each step's output with a box-drawing bar (and spaces) at the start of the line.
 FRAME = re.compile(r"^\s*[\u2502\u250c\u2514] ?")
 MOST_LINES = 40
-WIDEST_LINE = 400
+WIDEST_LINE = 1000
 
 
 def plain_lines(text):

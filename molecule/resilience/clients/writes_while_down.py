@@ -1,0 +1,69 @@
+"""While the ZooKeeper leader is down: write 1,000 probe records and count the steady producer's records.
+
+Usage: writes_while_down.py BOOTSTRAP_SERVERS STEADY_TOPIC (servers comma-separated). Prints one JSON
+object: probe_acknowledged, probe_errors, steady_records_while_down, error (the step and exception that
+stopped it, or null), seconds, offset_retries (what the consumer retried, counted). Any exception is
+reported in the figures, which resilience.yml asserts on: a bare traceback is cut off in a CI summary.
+"""
+
+import collections
+import json
+import logging
+import sys
+import time
+
+from kafka import KafkaConsumer, KafkaProducer, TopicPartition
+
+PROBES = 1000
+
+
+class CountRetries(logging.Handler):
+    """Counts the fetcher's retries (a partition whose leader moved, or whose new leader does not know its
+    high watermark yet)."""
+
+    def __init__(self, counter):
+        super().__init__()
+        self.counter = counter
+
+    def emit(self, record):
+        if "retrying" in record.getMessage():
+            self.counter[record.getMessage()] += 1
+
+
+def main(servers, topic):
+    servers = servers.split(",")
+    figures = {"probe_acknowledged": 0, "steady_records_while_down": 0, "probe_errors": [], "error": None}
+    retries = collections.Counter()
+    fetcher_log = logging.getLogger("kafka.consumer.fetcher")
+    fetcher_log.setLevel(logging.DEBUG)
+    fetcher_log.addHandler(CountRetries(retries))
+    started, step = time.monotonic(), "reading the steady topic's end offsets"
+    try:
+        consumer = KafkaConsumer(bootstrap_servers=servers)
+        partitions = [TopicPartition(topic, number) for number in consumer.partitions_for_topic(topic)]
+        # A leader elected while ZooKeeper is short of its leader may answer "offset not available" until its
+        # followers catch up or leave the ISR (replica.lag.time.max.ms, 30 s): wait past that.
+        before = sum(consumer.end_offsets(partitions, timeout_ms=120000).values())
+        # Retried until the delivery timeout (the default), so a leader moving while ZooKeeper is short of its
+        # leader costs time, not records.
+        step = "writing %d probe records" % PROBES
+        producer = KafkaProducer(bootstrap_servers=servers, acks="all")
+        futures = [producer.send("probe", b"probe-%d" % index) for index in range(PROBES)]
+        producer.flush(240)
+        figures["probe_acknowledged"] = sum(1 for future in futures if future.succeeded())
+        figures["probe_errors"] = sorted({repr(future.exception) for future in futures if future.failed()})
+        producer.close()
+        step = "watching the steady topic's end offsets"
+        time.sleep(8)
+        after = sum(consumer.end_offsets(partitions, timeout_ms=120000).values())
+        figures["steady_records_while_down"] = after - before
+        consumer.close()
+    except Exception as error:  # noqa: BLE001 - reported, and failed by the playbook's assert
+        figures["error"] = "%s: %r" % (step, error)
+    figures["seconds"] = round(time.monotonic() - started, 1)
+    figures["offset_retries"] = dict(retries.most_common(5))
+    print(json.dumps(figures))
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:3])
