@@ -3,8 +3,10 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """A small ZooKeeper client over ZooKeeper's own wire format (jute), standard library only.
 
-Enough to read and delete the few znodes a ZooKeeper-to-KRaft migration looks at (/cluster/id,
-/controller, /migration, /brokers/ids): one session, one request at a time, no watches. The session is
+Enough for what the collection does in ZooKeeper: read and delete the few znodes a ZooKeeper-to-KRaft
+migration looks at (/cluster/id, /controller, /migration, /brokers/ids), and create znodes with their ACLs
+and set their data (the SCRAM users of a ZooKeeper-mode cluster, module zookeeper_scram_users): one
+session, one request at a time, no watches. The session is
 anonymous unless a user and password are given: then it logs in with SASL DIGEST-MD5 (RFC 2831) as
 ZooKeeper's Java client does with a JAAS DigestLoginModule, and the ACL entries sasl:<user> apply to it.
 A znode whose ACL does not allow the session a request answers NoAuth, reported as such.
@@ -21,9 +23,12 @@ import socket
 import struct
 
 # Operation codes and error codes of ZooKeeper's protocol.
+OP_CREATE = 1
 OP_DELETE = 2
 OP_EXISTS = 3
 OP_GET_DATA = 4
+OP_SET_DATA = 5
+OP_GET_ACL = 6
 OP_GET_CHILDREN = 8
 OP_SASL = 102
 OP_CLOSE_SESSION = -11
@@ -32,6 +37,7 @@ ERRORS = {
     -101: "no such znode (NoNode)",
     -102: "not authorized (NoAuth)",
     -103: "bad version (BadVersion)",
+    -110: "the znode exists already (NodeExists)",
     -111: "the znode has children (NotEmpty)",
     -114: "invalid ACL (InvalidACL)",
     -115: "authentication failed (AuthFailed)",
@@ -39,6 +45,18 @@ ERRORS = {
 }
 NO_NODE = -101
 NO_AUTH = -102
+NODE_EXISTS = -110
+# Permissions of an ACL entry, and the entries ZooKeeper's Java client names OPEN_ACL_UNSAFE (anyone may do
+# anything), CREATOR_ALL_ACL (all for the ids the creating session logged in with: "auth" stands for them)
+# and READ_ACL_UNSAFE (anyone may read). An entry is (permissions, scheme, id).
+PERM_READ, PERM_WRITE, PERM_CREATE, PERM_DELETE, PERM_ADMIN = 1, 2, 4, 8, 16
+PERM_ALL = 31
+OPEN_ACL_UNSAFE = ((PERM_ALL, "world", "anyone"),)
+CREATOR_ALL_ACL = ((PERM_ALL, "auth", ""),)
+READ_ACL_UNSAFE = ((PERM_READ, "world", "anyone"),)
+# Flags of a create request.
+CREATE_PERSISTENT = 0
+CREATE_PERSISTENT_SEQUENTIAL = 2
 # What ZooKeeper's server and Java client both pass to their SASL mechanism: DIGEST-MD5's realm is the
 # server name and the client's digest-uri is "zookeeper/zk-sasl-md5", whatever host the node runs on.
 SASL_SERVICE = "zookeeper"
@@ -61,6 +79,12 @@ def encode_buffer(raw):
 
 def encode_string(text):
     return encode_buffer(text.encode("utf-8"))
+
+
+def encode_acl(acl):
+    """A vector of ACL entries: (permissions, scheme, id) each."""
+    return struct.pack(">i", len(acl)) + b"".join(
+        struct.pack(">i", perms) + encode_string(scheme) + encode_string(identity) for perms, scheme, identity in acl)
 
 
 def encode_connect(timeout_ms):
@@ -373,20 +397,29 @@ class ZooKeeperClient(object):
             return error, reply
 
     def _checked(self, path, op, body):
+        """The reply's body, or None for a znode that does not exist; any other error raised, explained."""
         error, reply = self._call(op, body)
         if error == NO_NODE:
             return None
+        if error != 0:
+            self._raise(path, op, error)
+        return reply
+
+    def _raise(self, path, op, error):
         if error == NO_AUTH:
             who = ("an anonymous session (no SASL login)" if self.sasl_user is None
                    else "the session of sasl:%s" % self.sasl_user)
+            parent = path.rsplit("/", 1)[0] or "/"
             if op == OP_DELETE:
-                what = "the ACL of %s does not let %s delete its children" % (path.rsplit("/", 1)[0] or "/", who)
+                what = "the ACL of %s does not let %s delete its children" % (parent, who)
+            elif op == OP_CREATE:
+                what = "the ACL of %s does not let %s create children" % (parent, who)
+            elif op == OP_SET_DATA:
+                what = "its ACL does not let %s change it" % who
             else:
                 what = "its ACL does not let %s read it" % who
             raise ZooKeeperClientError("%s: %s, error %d: %s" % (path, ERRORS[error], error, what))
-        if error != 0:
-            raise ZooKeeperClientError("%s: %s, error %d" % (path, ERRORS.get(error, "refused"), error))
-        return reply
+        raise ZooKeeperClientError("%s: %s, error %d" % (path, ERRORS.get(error, "refused"), error))
 
     def get(self, path):
         """(data as bytes or None, stat) of a znode, or None when it does not exist."""
@@ -407,3 +440,62 @@ class ZooKeeperClient(object):
     def delete(self, path):
         """Deletes a znode (any version); True when it was there."""
         return self._checked(path, OP_DELETE, encode_string(path) + struct.pack(">i", -1)) is not None
+
+    def create(self, path, data=b"", acl=OPEN_ACL_UNSAFE, sequential=False):
+        """Creates a persistent znode (with a sequence number appended: sequential); its path as created, or
+        None when a znode of that path exists already. Its parent must exist."""
+        flags = CREATE_PERSISTENT_SEQUENTIAL if sequential else CREATE_PERSISTENT
+        body = encode_string(path) + encode_buffer(data) + encode_acl(acl) + struct.pack(">i", flags)
+        error, reply = self._call(OP_CREATE, body)
+        if error == NODE_EXISTS:
+            return None
+        if error == NO_NODE:
+            raise ZooKeeperClientError("%s: its parent %s does not exist" % (path, path.rsplit("/", 1)[0] or "/"))
+        if error != 0:
+            self._raise(path, OP_CREATE, error)
+        return reply.string()
+
+    def set_data(self, path, data, version=-1):
+        """Replaces a znode's data when its version is still `version` (-1: any); its new stat."""
+        reply = self._checked(path, OP_SET_DATA, encode_string(path) + encode_buffer(data) + struct.pack(">i", version))
+        if reply is None:
+            raise ZooKeeperClientError("%s: %s" % (path, ERRORS[NO_NODE]))
+        return parse_stat(reply)
+
+    def get_acl(self, path):
+        """A znode's ACL as a list of (permissions, scheme, id), or None when it does not exist."""
+        reply = self._checked(path, OP_GET_ACL, encode_string(path))
+        if reply is None:
+            return None
+        count = reply.int32()
+        return [(reply.int32(), reply.string(), reply.string()) for index in range(count)]
+
+
+def session_argument_spec(**more):
+    """The options every ZooKeeper module takes to reach the ensemble (doc fragment zookeeper_session), with
+    the module's own."""
+    spec = dict(
+        servers=dict(type="list", elements="str", required=True),
+        timeout=dict(type="int", default=10),
+        sasl_user=dict(type="str"),
+        sasl_password=dict(type="str", no_log=True),
+    )
+    spec.update(more)
+    return spec
+
+
+def session_input_problem(params):
+    """What is wrong with the session's options, naming the option; None when nothing is."""
+    for server in params["servers"]:
+        host, separator, port = server.rpartition(":")
+        if not separator or not host or not port.isdigit() or not 1 <= int(port) <= 65535:
+            return "servers: %r is not host:port with a port from 1 to 65535" % server
+    if params["timeout"] < 1:
+        return "timeout: expected 1 or more, got %d" % params["timeout"]
+    return None
+
+
+def open_session(params):
+    """A ZooKeeperClient for the session's options, not yet connected (use it with `with`)."""
+    return ZooKeeperClient(params["servers"], params["timeout"], sasl_user=params["sasl_user"],
+                           sasl_password=params["sasl_password"])

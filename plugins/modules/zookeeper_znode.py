@@ -17,19 +17,15 @@ description:
   - Made for what a ZooKeeper-to-KRaft migration looks at and cleans up (C(/cluster/id), C(/controller),
     C(/migration), C(/brokers/ids)); the playbook C(kafkaops.cluster.migrate_to_kraft) uses it.
   - Deletes one znode at a time, without its children (a znode with children is refused, named).
-  - Logs in with SASL DIGEST-MD5 when given O(sasl_user) and O(sasl_password), as a Kafka broker does with
-    a JAAS C(org.apache.zookeeper.server.auth.DigestLoginModule) login, so that the ACL entries for
-    C(sasl:<user>) apply; without them the session is anonymous. A znode whose ACL does not allow the
-    session a request (deleting needs the delete permission on the parent znode) fails the task saying so.
+  - Logs in with SASL DIGEST-MD5 when given O(sasl_user) and O(sasl_password), as a Kafka broker does. A znode
+    whose ACL does not allow the session a request (deleting needs the delete permission on the parent znode)
+    fails the task saying so.
   - Needs only the Python standard library on the host it runs on.
 author:
   - kafkaops.cluster developers (@kafkaops)
+extends_documentation_fragment:
+  - kafkaops.cluster.zookeeper_session
 options:
-  servers:
-    description: ZooKeeper nodes as C(host:port); the first one that answers serves the session.
-    type: list
-    elements: str
-    required: true
   paths:
     description: Absolute znode paths, such as C(/cluster/id).
     type: list
@@ -46,20 +42,6 @@ options:
     description: With O(state=read), also return each znode's children.
     type: bool
     default: false
-  timeout:
-    description: Seconds for the connection and each request; at least 1.
-    type: int
-    default: 10
-  sasl_user:
-    description:
-      - The user to log in as with SASL DIGEST-MD5, such as the brokers' user of their JAAS C(Client)
-        section; the session then holds the ACL id C(sasl:<user>).
-      - Needs O(sasl_password). A refused login fails the task naming the user and the node.
-    type: str
-  sasl_password:
-    description:
-      - The password of O(sasl_user), which needs it. It appears in no output.
-    type: str
 attributes:
   check_mode:
     description: Reads the znodes and says which would be deleted, but deletes nothing.
@@ -124,8 +106,10 @@ import json
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.kafkaops.cluster.plugins.module_utils._zookeeper_client import (
-    ZooKeeperClient,
     ZooKeeperClientError,
+    open_session,
+    session_argument_spec,
+    session_input_problem,
 )
 
 
@@ -151,24 +135,17 @@ def check_input(module):
     for path in params["paths"]:
         if not path.startswith("/") or (len(path) > 1 and path.endswith("/")) or "//" in path:
             module.fail_json(msg="paths: %r is not an absolute znode path such as /cluster/id" % path)
-    for server in params["servers"]:
-        host, separator, port = server.rpartition(":")
-        if not separator or not host or not port.isdigit() or not 1 <= int(port) <= 65535:
-            module.fail_json(msg="servers: %r is not host:port with a port from 1 to 65535" % server)
-    if params["timeout"] < 1:
-        module.fail_json(msg="timeout: expected 1 or more, got %d" % params["timeout"])
+    problem = session_input_problem(params)
+    if problem:
+        module.fail_json(msg=problem)
 
 
 def main():
     module = AnsibleModule(
-        argument_spec=dict(
-            servers=dict(type="list", elements="str", required=True),
+        argument_spec=session_argument_spec(
             paths=dict(type="list", elements="str", required=True),
             state=dict(type="str", choices=["read", "absent"], default="read"),
             children=dict(type="bool", default=False),
-            timeout=dict(type="int", default=10),
-            sasl_user=dict(type="str"),
-            sasl_password=dict(type="str", no_log=True),
         ),
         required_together=[("sasl_user", "sasl_password")],
         supports_check_mode=True,
@@ -176,8 +153,7 @@ def main():
     params = module.params
     check_input(module)
     try:
-        with ZooKeeperClient(params["servers"], params["timeout"], sasl_user=params["sasl_user"],
-                             sasl_password=params["sasl_password"]) as client:
+        with open_session(params) as client:
             znodes = dict((path, describe(client, path, params["children"] and params["state"] == "read"))
                           for path in params["paths"])
             result = dict(changed=False, znodes=znodes, server=client.server)

@@ -161,6 +161,24 @@ def test_an_anonymous_zookeeper_client_cannot_create_under_brokers_or_config(ano
     print("\nanonymous ZooKeeper client, create %s%s: %r" % (chroot, path, refused.value))
 
 
+def test_the_users_credentials_in_zookeeper_are_kept_from_anyone_but_the_brokers(anonymous_zookeeper,
+                                                                                 scenario_variables):
+    """The inter-broker and admin users, which module zookeeper_scram_users wrote before the first broker started
+    (the brokers logged in with them, or nothing would replicate): anyone else is refused their znodes, as a
+    broker with zookeeper.set.acl keeps them; the change notices beside them are readable by all and
+    changed only by the brokers' login."""
+    client, chroot = anonymous_zookeeper
+    for name in (scenario_variables.get("kafka_broker_inter_broker_user", "broker"),
+                 scenario_variables.get("kafka_broker_admin_user", "admin")):
+        with pytest.raises(NoAuthError) as refused:
+            client.get("/config/users/%s" % name)
+        print("\nanonymous ZooKeeper client, read %s/config/users/%s: %r" % (chroot, name, refused.value))
+    acl = client.get_acls("/config/changes")[0]
+    print("ACL of %s/config/changes: %s" % (chroot, acl))
+    assert sorted((entry.id.scheme, entry.id.id, entry.perms) for entry in acl) == [
+        ("sasl", scenario_variables["kafka_broker_zookeeper_sasl_user"], 31), ("world", "anyone", 1)]
+
+
 @pytest.mark.parametrize("path", ["/brokers/topics/orders", "/config/topics/orders", "/brokers/ids/1"])
 def test_an_anonymous_zookeeper_client_cannot_delete_or_change_kafkas_znodes(anonymous_zookeeper, path):
     client, chroot = anonymous_zookeeper

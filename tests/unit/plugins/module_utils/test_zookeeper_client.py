@@ -8,10 +8,15 @@ import threading
 import pytest
 
 from ansible_collections.kafkaops.cluster.plugins.module_utils._zookeeper_client import (
+    CREATOR_ALL_ACL,
+    OP_CREATE,
     OP_DELETE,
+    OP_GET_ACL,
     OP_GET_CHILDREN,
     OP_GET_DATA,
     OP_SASL,
+    OP_SET_DATA,
+    READ_ACL_UNSAFE,
     Reader,
     ZooKeeperClient,
     ZooKeeperClientError,
@@ -19,6 +24,7 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._zookeeper_client
     digest_md5_hashes,
     digest_md5_response,
     encode_connect,
+    encode_acl,
     encode_request,
     encode_string,
     parse_digest_challenge,
@@ -58,6 +64,10 @@ class ScriptedZooKeeper(object):
 
     def __init__(self, znodes, refuse_session=False, users=None, protected=(), sasl="zookeeper"):
         self.znodes = dict(znodes)
+        # ACLs of the znodes created in the session, as ZooKeeper stores them ("auth" made the login's id).
+        self.acls = {}
+        self.versions = {}
+        self.sequence = 0
         self.refuse_session = refuse_session
         self.users = users or {}
         self.protected = set(protected)
@@ -116,6 +126,27 @@ class ScriptedZooKeeper(object):
         self.send(conn, struct.pack(">iqii", xid, 0, -115, -1))
         return False
 
+    def answer_create(self, conn, xid, path, request):
+        data = request.buffer()
+        acl = [(request.int32(), request.string(), request.string()) for index in range(request.int32())]
+        flags = request.int32()
+        parent, name = path.rsplit("/", 1)
+        parent = parent or "/"
+        if flags & 2:
+            path, name = "%s%010d" % (path, self.sequence), "%s%010d" % (name, self.sequence)
+            self.sequence += 1
+        if path in self.znodes:
+            self.send(conn, struct.pack(">iqi", xid, 9, -110))
+        elif parent != "/" and parent not in self.znodes:
+            self.send(conn, struct.pack(">iqi", xid, 9, -101))
+        else:
+            self.znodes[path] = (data, [])
+            if parent in self.znodes:
+                self.znodes[parent][1].append(name)
+            self.acls[path] = [(perms, "sasl", self.logged_in) if scheme == "auth" else (perms, scheme, identity)
+                               for perms, scheme, identity in acl]
+            self.send(conn, struct.pack(">iqi", xid, 9, 0) + encode_string(path))
+
     def serve(self):
         conn = self.listener.accept()[0]
         with conn:
@@ -139,17 +170,32 @@ class ScriptedZooKeeper(object):
                             return
                         continue
                     path = request.string()
+                    if op == OP_CREATE:
+                        self.answer_create(conn, xid, path, request)
+                        continue
                     if path not in self.znodes:
                         self.send(conn, struct.pack(">iqi", xid, 9, -101))
                     elif op == OP_DELETE and path.rsplit("/", 1)[0] in self.protected and not self.logged_in:
                         self.send(conn, struct.pack(">iqi", xid, 9, -102))
                     elif op == OP_GET_DATA:
                         data = self.znodes[path][0]
-                        self.send(conn, struct.pack(">iqi", xid, 9, 0) + struct.pack(">i", len(data)) + data + stat())
+                        self.send(conn, struct.pack(">iqi", xid, 9, 0) + struct.pack(">i", len(data)) + data
+                                  + stat(self.versions.get(path, 3)))
                     elif op == OP_GET_CHILDREN:
                         names = self.znodes[path][1]
                         self.send(conn, struct.pack(">iqii", xid, 9, 0, len(names))
                                   + b"".join(encode_string(name) for name in names))
+                    elif op == OP_SET_DATA:
+                        data, version = request.buffer(), request.int32()
+                        if version not in (-1, self.versions.get(path, 3)):
+                            self.send(conn, struct.pack(">iqi", xid, 9, -103))
+                            continue
+                        self.znodes[path] = (data, self.znodes[path][1])
+                        self.versions[path] = self.versions.get(path, 3) + 1
+                        self.send(conn, struct.pack(">iqi", xid, 9, 0) + stat(self.versions[path]))
+                    elif op == OP_GET_ACL:
+                        acl = self.acls.get(path, [(31, "world", "anyone")])
+                        self.send(conn, struct.pack(">iqi", xid, 9, 0) + encode_acl(acl) + stat())
                     elif op == OP_DELETE:
                         if self.znodes[path][1]:
                             self.send(conn, struct.pack(">iqi", xid, 9, -111))
@@ -278,3 +324,22 @@ def test_a_failed_login_names_the_user_and_the_node_never_the_password(sasl, rea
 def test_a_user_needs_a_password():
     with pytest.raises(ValueError, match="go together"):
         ZooKeeperClient(["127.0.0.1:2181"], sasl_user="kafka")
+
+
+def test_creates_znodes_with_their_acl_and_replaces_data_by_version():
+    server = ScriptedZooKeeper({"/kafka": (b"", [])}, users={"kafka": "zk-secret"})
+    with ZooKeeperClient([server.address], timeout=2, sasl_user="kafka", sasl_password="zk-secret") as client:
+        assert client.create("/kafka/config", b"", CREATOR_ALL_ACL + READ_ACL_UNSAFE) == "/kafka/config"
+        assert client.create("/kafka/config", b"again") is None
+        with pytest.raises(ZooKeeperClientError, match="/kafka/none/x: its parent /kafka/none does not exist"):
+            client.create("/kafka/none/x", b"")
+        first = client.create("/kafka/config/change_", b"1", sequential=True)
+        second = client.create("/kafka/config/change_", b"2", sequential=True)
+        assert (first, second) == ("/kafka/config/change_0000000000", "/kafka/config/change_0000000001")
+        assert client.get_acl("/kafka/config") == [(31, "sasl", "kafka"), (1, "world", "anyone")]
+        assert client.get_acl("/kafka/missing") is None
+        assert client.set_data("/kafka/config", b"new", 3)["version"] == 4
+        with pytest.raises(ZooKeeperClientError, match="/kafka/config: bad version"):
+            client.set_data("/kafka/config", b"stale", 3)
+        assert client.get("/kafka/config")[0] == b"new"
+    assert server.znodes["/kafka"][1] == ["config"]
