@@ -6,6 +6,8 @@
 from __future__ import absolute_import, division, print_function
 
 
+import os
+
 from ansible.errors import AnsibleFilterError
 from ansible.module_utils.six import string_types
 
@@ -226,9 +228,22 @@ def unresolved_addresses(names_by_node, owners):
     return problems
 
 
+def missing_files(paths):
+    """What is wrong with files the inventory names on the controller: {variable: path} -> sentences, first
+    each variable left empty ("<variable>: not set"), then each naming no file there ("<variable>: no such file
+    on the controller"), in the order given."""
+    if not isinstance(paths, dict):
+        raise AnsibleFilterError("missing_files: expected a mapping of variable to path, got %r" % (paths,))
+    unset = ["%s: not set" % name for name, path in paths.items() if not path]
+    absent = ["%s: no such file on the controller" % name for name, path in paths.items()
+              if path and not os.path.isfile(str(path))]
+    return unset + absent
+
+
 class FilterModule(object):
     def filters(self):
         return {
+            "missing_files": missing_files,
             "kafka_broker_instances": kafka_broker_instances,
             "kafka_broker_restart_order": kafka_broker_restart_order,
             "kafka_broker_id_limit": kafka_broker_id_limit,

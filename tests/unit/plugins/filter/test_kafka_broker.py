@@ -169,3 +169,16 @@ def test_unresolved_addresses_names_node_name_and_variable():
 def test_kafka_broker_id_limit_flags_a_limit_below_the_id(instance_properties, host_properties, expected):
     instance = {"broker_id": 1001, "properties": instance_properties}
     assert kafka_broker.kafka_broker_id_limit(instance, host_properties) == expected
+
+
+def test_missing_files_names_unset_variables_first_then_absent_files(tmp_path):
+    present = tmp_path / "ca.crt"
+    present.write_text("x")
+    paths = {"tls_ca_file": str(present), "tls_cert_file": str(tmp_path / "gone.crt"), "tls_key_file": "",
+             "tls_other_file": None}
+    assert kafka_broker.missing_files(paths) == [
+        "tls_key_file: not set", "tls_other_file: not set", "tls_cert_file: no such file on the controller"]
+    assert kafka_broker.missing_files({"tls_ca_file": str(present)}) == []
+    assert kafka_broker.missing_files({"tls_ca_file": str(tmp_path)}) == ["tls_ca_file: no such file on the controller"]
+    with pytest.raises(AnsibleFilterError, match="missing_files: expected a mapping"):
+        kafka_broker.missing_files(["a"])
