@@ -28,7 +28,6 @@ OP_DELETE = 2
 OP_EXISTS = 3
 OP_GET_DATA = 4
 OP_SET_DATA = 5
-OP_GET_ACL = 6
 OP_GET_CHILDREN = 8
 OP_SASL = 102
 OP_CLOSE_SESSION = -11
@@ -461,14 +460,6 @@ class ZooKeeperClient(object):
         if reply is None:
             raise ZooKeeperClientError("%s: %s" % (path, ERRORS[NO_NODE]))
         return parse_stat(reply)
-
-    def get_acl(self, path):
-        """A znode's ACL as a list of (permissions, scheme, id), or None when it does not exist."""
-        reply = self._checked(path, OP_GET_ACL, encode_string(path))
-        if reply is None:
-            return None
-        count = reply.int32()
-        return [(reply.int32(), reply.string(), reply.string()) for index in range(count)]
 
 
 def session_argument_spec(**more):

@@ -110,7 +110,12 @@ import json
 import re
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.kafkaops.cluster.plugins.module_utils._scram import credential_text, matches
+from ansible_collections.kafkaops.cluster.plugins.module_utils._scram import (
+    MAX_ITERATIONS,
+    MIN_ITERATIONS,
+    credential_text,
+    matches,
+)
 from ansible_collections.kafkaops.cluster.plugins.module_utils._zookeeper_client import (
     CREATOR_ALL_ACL,
     OPEN_ACL_UNSAFE,
@@ -136,16 +141,18 @@ def default_acl(secure, path):
     return CREATOR_ALL_ACL + READ_ACL_UNSAFE
 
 
-def make_parents(client, chroot, path, secure):
-    """Each missing level of the chroot and of `path` below it, from the top, with the ACL a broker gives it."""
+def make_parents(client, chroot, path, secure, made):
+    """Each missing level of the chroot and of `path` below it, from the top, with the ACL a broker gives it;
+    `made` holds the paths this session knows to exist, so each is looked up once."""
     levels = [part for part in chroot.split("/") if part]
     wanted = [("/" + "/".join(levels[:depth]), "/") for depth in range(1, len(levels) + 1)]
     levels = [part for part in path.split("/") if part]
     wanted += [(chroot + "/" + "/".join(levels[:depth]), "/" + "/".join(levels[:depth]))
                for depth in range(1, len(levels) + 1)]
     for full, below_chroot in wanted:
-        if client.get(full) is None:
+        if full not in made and client.get(full) is None:
             client.create(full, b"", default_acl(secure, below_chroot))
+        made.add(full)
 
 
 def read_config(client, path):
@@ -181,8 +188,9 @@ def check_input(module):
         seen.add(user["name"])
         if not user["password"]:
             module.fail_json(msg="users[%d].password: empty; user %s needs a password" % (index, user["name"]))
-    if not 4096 <= params["iterations"] <= 16384:
-        module.fail_json(msg="iterations: expected 4096 to 16384 (Kafka's limits), got %d" % params["iterations"])
+    if not MIN_ITERATIONS <= params["iterations"] <= MAX_ITERATIONS:
+        module.fail_json(msg="iterations: expected %d to %d (Kafka's limits), got %d"
+                         % (MIN_ITERATIONS, MAX_ITERATIONS, params["iterations"]))
 
 
 def main():
@@ -204,7 +212,7 @@ def main():
     check_input(module)
     chroot, mechanism = params["chroot"], params["mechanism"]
     secure = params["sasl_user"] is not None
-    created, present = [], []
+    created, present, made = [], [], set()
     try:
         with open_session(params) as client:
             for user in params["users"]:
@@ -220,11 +228,11 @@ def main():
                 config = dict(config, **{mechanism: credential_text(user["password"], mechanism, params["iterations"])})
                 data = json.dumps({"version": 1, "config": config}, separators=(",", ":")).encode("utf-8")
                 if version is None:
-                    make_parents(client, chroot, "/config/users", secure)
+                    make_parents(client, chroot, "/config/users", secure, made)
                     client.create(path, data, default_acl(secure, "/config/users/" + user["name"]))
                 else:
                     client.set_data(path, data, version)
-                make_parents(client, chroot, "/config/changes", secure)
+                make_parents(client, chroot, "/config/changes", secure, made)
                 notice = json.dumps({"version": 2, "entity_path": "users/" + user["name"]}, separators=(",", ":"))
                 client.create(chroot + "/config/changes/config_change_", notice.encode("utf-8"),
                               default_acl(secure, "/config/changes/config_change_"), sequential=True)

@@ -11,7 +11,6 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._zookeeper_client
     CREATOR_ALL_ACL,
     OP_CREATE,
     OP_DELETE,
-    OP_GET_ACL,
     OP_GET_CHILDREN,
     OP_GET_DATA,
     OP_SASL,
@@ -24,7 +23,6 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._zookeeper_client
     digest_md5_hashes,
     digest_md5_response,
     encode_connect,
-    encode_acl,
     encode_request,
     encode_string,
     parse_digest_challenge,
@@ -193,9 +191,6 @@ class ScriptedZooKeeper(object):
                         self.znodes[path] = (data, self.znodes[path][1])
                         self.versions[path] = self.versions.get(path, 3) + 1
                         self.send(conn, struct.pack(">iqi", xid, 9, 0) + stat(self.versions[path]))
-                    elif op == OP_GET_ACL:
-                        acl = self.acls.get(path, [(31, "world", "anyone")])
-                        self.send(conn, struct.pack(">iqi", xid, 9, 0) + encode_acl(acl) + stat())
                     elif op == OP_DELETE:
                         if self.znodes[path][1]:
                             self.send(conn, struct.pack(">iqi", xid, 9, -111))
@@ -336,10 +331,9 @@ def test_creates_znodes_with_their_acl_and_replaces_data_by_version():
         first = client.create("/kafka/config/change_", b"1", sequential=True)
         second = client.create("/kafka/config/change_", b"2", sequential=True)
         assert (first, second) == ("/kafka/config/change_0000000000", "/kafka/config/change_0000000001")
-        assert client.get_acl("/kafka/config") == [(31, "sasl", "kafka"), (1, "world", "anyone")]
-        assert client.get_acl("/kafka/missing") is None
         assert client.set_data("/kafka/config", b"new", 3)["version"] == 4
         with pytest.raises(ZooKeeperClientError, match="/kafka/config: bad version"):
             client.set_data("/kafka/config", b"stale", 3)
         assert client.get("/kafka/config")[0] == b"new"
     assert server.znodes["/kafka"][1] == ["config"]
+    assert server.acls["/kafka/config"] == [(31, "sasl", "kafka"), (1, "world", "anyone")]
