@@ -7,6 +7,7 @@ from __future__ import absolute_import, division, print_function
 
 
 from ansible.errors import AnsibleFilterError
+from ansible_collections.kafkaops.cluster.plugins.plugin_utils._waits import wait_failure
 
 
 def _ids(broker_ids, field):
@@ -24,7 +25,8 @@ def _ids(broker_ids, field):
 def kafka_decommission_check(cluster, broker_ids, default_min_insync_replicas=1, field="broker_ids"):
     """What decommissioning `broker_ids` means for the cluster as kafka_cluster_info read it (with configs).
 
-    Returns {leaving: ids still registered (live or fenced), gone: ids no longer registered, remaining: live
+    Returns {ids: broker_ids as a sorted list of ints,
+    leaving: ids still registered (live or fenced), gone: ids no longer registered, remaining: live
     ids that stay, problems: sentences naming the topic or broker}. The remaining brokers must hold every topic's
     replication factor and each topic's min.insync.replicas (its own setting, else the brokers' default),
     or acks=all producers would stall, and at least one broker must remain.
@@ -48,8 +50,8 @@ def kafka_decommission_check(cluster, broker_ids, default_min_insync_replicas=1,
         elif min_insync > len(remaining):
             problems.append("topic %s: min.insync.replicas %d, but only %d broker(s) would remain; acks=all "
                             "producers would be refused" % (name, min_insync, len(remaining)))
-    return dict(leaving=leaving, gone=[broker for broker in ids if broker not in registered], remaining=remaining,
-                problems=problems)
+    return dict(ids=ids, leaving=leaving, gone=[broker for broker in ids if broker not in registered],
+                remaining=remaining, problems=problems)
 
 
 def kafka_replicas_on(cluster, broker_ids, field="broker_ids"):
@@ -67,9 +69,20 @@ def kafka_replicas_on(cluster, broker_ids, field="broker_ids"):
     return dict(replicas=replicas, leaders=leaders)
 
 
+def kafka_decommission_wait_failure(result, broker_ids, seconds=60, field="broker_ids"):
+    """The sentence for the wait, after the units' stop, until no leaving id is registered (kafka_cluster_info
+    read again), when it ended with some still registered or on a failed read."""
+    ids = _ids(broker_ids, field)
+    still = kafka_decommission_check(result, ids, field=field)["leaving"] if "brokers" in result else []
+    return "%s. Their units are stopped; run the playbook again to finish" % wait_failure(
+        result, "Brokers %s leaving the cluster within %s s of their stop" % (",".join(str(i) for i in ids), seconds),
+        "still registered (live or fenced): %s" % (", ".join(str(i) for i in still) or "none"))
+
+
 class FilterModule(object):
     def filters(self):
         return {
             "kafka_decommission_check": kafka_decommission_check,
             "kafka_replicas_on": kafka_replicas_on,
+            "kafka_decommission_wait_failure": kafka_decommission_wait_failure,
         }

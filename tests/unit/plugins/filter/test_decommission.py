@@ -5,6 +5,7 @@ from ansible.errors import AnsibleFilterError
 
 from ansible_collections.kafkaops.cluster.plugins.filter.decommission import (
     kafka_decommission_check,
+    kafka_decommission_wait_failure,
     kafka_replicas_on,
 )
 
@@ -22,7 +23,8 @@ FIVE = cluster([1, 2, 3, 4, 5], {"orders": ([[1, 2, 3], [4, 5, 1]], {"min.insync
 
 
 def test_two_of_five_can_leave_when_three_hold_every_topic():
-    assert kafka_decommission_check(FIVE, "4,5") == dict(leaving=[4, 5], gone=[], remaining=[1, 2, 3], problems=[])
+    assert kafka_decommission_check(FIVE, "4,5") == dict(ids=[4, 5], leaving=[4, 5], gone=[], remaining=[1, 2, 3],
+                                                         problems=[])
 
 
 def test_an_id_already_gone_is_noted_not_refused():
@@ -61,5 +63,21 @@ def test_replicas_and_leaders_left_on_the_brokers():
 def test_a_fenced_broker_can_leave_but_does_not_count_as_remaining():
     # KRaft: broker 5 stopped and is still registered, fenced; broker 4 is fenced and stays (down for a while).
     fenced = dict(FIVE, brokers=[{"id": broker} for broker in (1, 2, 3)], fenced_brokers=[4, 5])
-    assert kafka_decommission_check(fenced, "5") == dict(leaving=[5], gone=[], remaining=[1, 2, 3], problems=[])
+    assert kafka_decommission_check(fenced, "5") == dict(ids=[5], leaving=[5], gone=[], remaining=[1, 2, 3],
+                                                         problems=[])
     assert "only 2 broker(s) would remain (1,2)" in kafka_decommission_check(fenced, "3,5")["problems"][0]
+
+
+def test_a_wait_that_saw_an_id_stay_registered_names_it_and_what_to_do():
+    # The read answered every time; broker 5 stayed registered, fenced (KRaft, not yet unregistered).
+    seen = dict(FIVE, brokers=[{"id": broker} for broker in (1, 2, 3)], fenced_brokers=[5], attempts=30, failed=True)
+    assert kafka_decommission_wait_failure(seen, "4,5") == (
+        "Brokers 4,5 leaving the cluster within 60 s of their stop did not happen in 30 tries; last seen: still "
+        "registered (live or fenced): 5. Their units are stopped; run the playbook again to finish")
+
+
+def test_a_wait_that_stopped_on_a_failed_read_gives_the_reads_message():
+    failed = {"failed": True, "attempts": 1, "msg": "NoBrokersAvailable: no broker of 1:9092 answered"}
+    assert kafka_decommission_wait_failure(failed, [4]) == (
+        "Brokers 4 leaving the cluster within 60 s of their stop: the wait stopped on a failed read: "
+        "NoBrokersAvailable: no broker of 1:9092 answered. Their units are stopped; run the playbook again to finish")
