@@ -78,6 +78,11 @@ so it bounds the largest fill ``F``; each of these holds for every placement:
   below ``lambda``.
 * ``F >= `` the ``r``-th smallest of ``(base_b + S_i) / w_b`` for each partition i with ``r`` replicas:
   its replicas lie on ``r`` distinct brokers, each then holding at least ``base_b + S_i``.
+* ``F >= min over b of (base_b + X_k) / w_b`` for every ``k >= 1`` with ``k * n + 1`` replicas or more
+  (``n`` targets): of the ``k * n + 1`` largest replicas, some broker holds ``k + 1`` (pigeonhole), so it
+  holds at least ``X_k``, the sum of the ``k + 1`` smallest of them. This is the term that sees whole
+  replicas: 18 replicas of one size on 4 brokers leave one broker with 5 of them, 1.111 times the mean,
+  which the terms above (they divide bytes as if they were fluid) put at 1.000.
 
 Their largest over the mean fill (and at least 1) is the bound. It ignores racks and the count window, so a
 plan may not reach it even in principle; ``imbalance_after`` over it says how far from the best the plan is.
@@ -343,6 +348,28 @@ def _imbalance(loads, weights):
     return max(loads[position] / weights[position] for position in range(len(loads))) / mean
 
 
+def _pigeonhole_fill(entries, sizes, weights, base):
+    """The largest X_k bound of the module docstring: some broker holds k + 1 of the k * n + 1 largest replicas."""
+    brokers = len(weights)
+    # Partitions by size, largest first, with prefix sums of their replica counts and bytes, so that the bytes of
+    # the j largest replicas are found by a bisection instead of listing every replica.
+    ordered = sorted(((sizes[index], entry[3]) for index, entry in enumerate(entries) if entry[3] > 0), reverse=True)
+    counts, totals = [0], [0]
+    for size, replicas in ordered:
+        counts.append(counts[-1] + replicas)
+        totals.append(totals[-1] + size * replicas)
+
+    def largest_bytes(count):
+        """The bytes of the `count` largest replicas."""
+        whole = bisect.bisect_right(counts, count) - 1
+        return totals[whole] + (ordered[whole][0] * (count - counts[whole]) if whole < len(ordered) else 0)
+
+    # The fill a broker holding X reaches grows with X, so the largest X_k gives the largest bound.
+    held = max([largest_bytes(k * brokers + 1) - largest_bytes(k * brokers - k)
+                for k in range(1, (counts[-1] - 1) // brokers + 1)] or [0])
+    return min(fractions.Fraction(base[position] + held, weights[position]) for position in range(brokers))
+
+
 def _imbalance_lower_bound(entries, sizes, weights, base):
     """The least imbalance any placement can reach (the module docstring argues it), or None without targets."""
     if not weights:
@@ -362,6 +389,7 @@ def _imbalance_lower_bound(entries, sizes, weights, base):
             fills = sorted(fractions.Fraction(base[position] + size, weights[position])
                            for position in range(len(weights)))
             largest = max(largest, fills[count - 1])
+    largest = max(largest, _pigeonhole_fill(entries, sizes, weights, base))
     # The room the targets have at fill x, each taking at most one replica per partition, is piecewise linear
     # in x: walk its break points until it holds every replica, then solve within the last piece.
     cap = sum(sizes)

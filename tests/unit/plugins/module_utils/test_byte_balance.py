@@ -200,6 +200,15 @@ def test_even_partitions_can_be_perfectly_even():
     assert result["imbalance_lower_bound"] == 1.0 == result["imbalance_after"]
 
 
+def test_whole_replicas_bound_the_balance_and_the_demo_plan_reaches_it():
+    # make demo's orders topic: 6 partitions of one size, 3 replicas each, spread from 3 brokers onto 4. One
+    # broker must hold 5 of the 18 replicas: 5 / 4.5 = 1.111 of the mean, which no plan goes below.
+    entries = _entries({"orders": {p: [1 + (p + k) % 3 for k in range(3)] for p in range(6)}})
+    result = balance_bytes(entries, [2 * MIB] * 6, [1, 2, 3, 4])
+    assert result["imbalance_lower_bound"] == pytest.approx(10 / 9.0)
+    assert result["imbalance_after"] == pytest.approx(result["imbalance_lower_bound"])
+
+
 def test_what_else_a_disk_holds_bounds_the_balance():
     entries = _entries({"t": {0: [1], 1: [2]}})
     # Broker 1's disk holds 90 bytes of something else: its fill is at least 90 of 100 whatever moves.
