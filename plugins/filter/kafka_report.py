@@ -10,6 +10,8 @@ without a cluster and the template holds no arithmetic.
 from __future__ import absolute_import, division, print_function
 
 
+import json
+import os
 from collections.abc import Mapping
 from html import escape
 
@@ -25,6 +27,8 @@ CHART_ROW_GAP = 10
 CHART_TOP = 6
 VERIFY_CHECKS = ("lost", "duplicates", "out_of_order", "corrupt", "offset_gaps")
 UNITS = ("B", "KiB", "MiB", "GiB", "TiB", "PiB")
+# What prepare_reassignment.yml keeps beside a plan file, named by one rule (kafka_plan_beside).
+PLAN_COMPANIONS = ("rollback", "summary")
 
 
 def html_escaped(value):
@@ -50,6 +54,11 @@ def human_bytes(count):
             return "%d %s" % (value, unit) if unit == "B" else "%.1f %s" % (value, unit)
         value /= 1024
     return "%d B" % count  # not reached
+
+
+def percent(fraction):
+    """0.0312 -> '3.1 %'."""
+    return "%.1f %%" % (100.0 * fraction)
 
 
 def _int_keys(mapping):
@@ -112,7 +121,92 @@ def bar_chart(metric, title, broker_ids, before, after, format_value=str):
                 height=2 * CHART_TOP + len(broker_ids) * row_height - CHART_ROW_GAP, bars=bars, labels=labels)
 
 
-def _plan_view(cluster_assignment, sizes, live_ids, plan, rollback, reassignments):
+def _summary_rows(summary):
+    rows = summary.get("brokers")
+    if not isinstance(rows, list) or not all(isinstance(row, Mapping) and "broker" in row for row in rows):
+        raise AnsibleFilterError("kafka_report_view: summary.brokers is not a list of rows each with a broker id, "
+                                 "as kafka_reassignment_plan returns it")
+    try:
+        return [dict(row, broker=int(row["broker"]), bytes_before=int(row.get("bytes_before") or 0),
+                     bytes_after=int(row.get("bytes_after") or 0)) for row in rows]
+    except (TypeError, ValueError):
+        raise AnsibleFilterError("kafka_report_view: summary.brokers holds a broker id or byte count that is "
+                                 "not a number") from None
+
+
+def _balance_view(summary):
+    """What the byte balance did, from a plan's summary (balance=bytes): per broker the bytes, the fill and the
+    room left, and the plan's figures beside the bounds the planner proved. None for a replica-count plan.
+
+    A broker's load counts what else its disks hold (other_bytes) and its fill is the load over its
+    capacity, or the load alone when capacities are unknown (every broker then weighs the same): the
+    planner's own terms, so the imbalance worked out here is the one it reports.
+    """
+    if summary.get("balance") != "bytes" or "bytes_moved" not in summary:
+        return None
+    rows = _summary_rows(summary)
+    targets = [row for row in rows if row.get("target", True)]
+    capacities_known = bool(targets) and all(row.get("capacity_bytes") for row in targets)
+    limit = summary.get("max_disk_fill")
+
+    def load(row, when):
+        return row["bytes_" + when] + int(row.get("other_bytes") or 0)
+
+    def weight(row):
+        return row["capacity_bytes"] if capacities_known else 1
+
+    def mean_fill(when):
+        total_weight = sum(weight(row) for row in targets)
+        return sum(load(row, when) for row in targets) / total_weight if total_weight else 0.0
+
+    def spread(when):
+        fills = [load(row, when) / weight(row) for row in targets]
+        return (max(fills) - min(fills)) / max(fills) if fills and max(fills) else 0.0
+
+    means = dict((when, mean_fill(when)) for when in ("before", "after"))
+    brokers = []
+    for row in rows:
+        capacity = row.get("capacity_bytes")
+        line = dict(id=row["broker"], rack=row.get("rack") or "", target=row.get("target", True),
+                    bytes_before=human_bytes(row["bytes_before"]), bytes_after=human_bytes(row["bytes_after"]),
+                    capacity=human_bytes(capacity) if capacity else "unknown")
+        for when in ("before", "after"):
+            line["disk_used_" + when] = percent(load(row, when) / capacity) if capacity else "unknown"
+            # Over the targets' mean: a broker that leaves is not part of the balance.
+            line["over_mean_" + when] = ("%.3f" % (load(row, when) / weight(row) / means[when])
+                                         if line["target"] and means[when] else "-")
+        if capacity:
+            room = int((limit if limit is not None else 1.0) * capacity) - load(row, "after")
+            line.update(headroom=human_bytes(room), headroom_bytes=room)
+        else:
+            line.update(headroom="unknown", headroom_bytes=None)
+        brokers.append(line)
+    moved, moved_bound = int(summary["bytes_moved"]), int(summary.get("bytes_moved_lower_bound") or 0)
+    if moved_bound:
+        moved_ratio = "%.2f" % (moved / moved_bound)
+    else:
+        moved_ratio = "1.00" if not moved else None
+    imbalance = dict((when, float(summary["imbalance_" + when])) for when in ("before", "after", "lower_bound")
+                     if summary.get("imbalance_" + when) is not None)
+    view = dict(
+        bytes_moved=human_bytes(moved), bytes_moved_lower_bound=human_bytes(moved_bound), bytes_moved_ratio=moved_ratio,
+        capacities_known=capacities_known, capacities_from=summary.get("capacities_from") or "",
+        sizes_from=summary.get("sizes_from") or "",
+        max_disk_fill=percent(limit) if limit is not None and capacities_known else "",
+        spread_before=percent(spread("before")), spread_after=percent(spread("after")),
+        spread_after_value=round(100.0 * spread("after"), 1), brokers=brokers,
+        imbalance_before="%.3f" % imbalance["before"] if "before" in imbalance else "unknown",
+        imbalance_after="%.3f" % imbalance["after"] if "after" in imbalance else "unknown",
+        imbalance_lower_bound="%.3f" % imbalance["lower_bound"] if "lower_bound" in imbalance else "unknown",
+        above_mean_after=percent(imbalance["after"] - 1) if "after" in imbalance else "unknown",
+        above_mean_bound=percent(imbalance["lower_bound"] - 1) if "lower_bound" in imbalance else "unknown",
+        # The fullest fill is at least the bound times the mean and the emptiest at most the mean, so no plan
+        # brings the fills closer than 1 - 1 / bound of each other: the bound, in the sentence's own terms.
+        spread_bound=percent(1 - 1 / imbalance["lower_bound"]) if imbalance.get("lower_bound") else "unknown")
+    return view
+
+
+def _plan_view(cluster_assignment, sizes, live_ids, plan, rollback, reassignments, summary=None):
     planned = _assignment_of_plan(plan, "plan")
     earlier = _assignment_of_plan(rollback, "rollback plan")
     before = dict(cluster_assignment)
@@ -143,7 +237,18 @@ def _plan_view(cluster_assignment, sizes, live_ids, plan, rollback, reassignment
                  leaders_before=leaders_before[broker], leaders_after=leaders_after[broker],
                  bytes_before=human_bytes(bytes_before[broker]), bytes_after=human_bytes(bytes_after[broker]))
             for broker in broker_ids]
+    if summary is not None and not isinstance(summary, Mapping):
+        raise AnsibleFilterError("kafka_report_view: the summary is not a mapping (kafka_reassignment_plan's summary)")
+    summary_note = ""
+    if summary is not None and summary.get("partitions_changed") != len(planned):
+        # A plan written again without its summary (kafka_reassignment_plan run alone) leaves an older one
+        # beside it: its figures would describe another plan.
+        summary_note = ("The summary beside the plan is of another plan (%s partitions change there, %d here): "
+                        "its figures are left out." % (summary.get("partitions_changed"), len(planned)))
+        summary = None
     return dict(
+        balance=_balance_view(summary) if summary is not None else None,
+        balanced=summary.get("balance") if summary is not None else None, summary_note=summary_note,
         partitions=len(planned),
         topics=sorted(set(topic for topic, unused in planned)),
         replica_moves=sum(len(set(replicas) - set(before.get(key, []))) for key, replicas in planned.items()),
@@ -179,7 +284,57 @@ def _group_view(entry):
                 failed=entry.get("msg") if entry.get("failed") else None)
 
 
-def kafka_report_view(cluster, plan=None, rollback=None, groups=None, verify_reports=None):
+def _log_dir_view(entry):
+    """One log dir of kafka_cluster_info's log_dirs: what it holds now and, where the broker tells, its volume."""
+    total, usable = entry.get("total_bytes"), entry.get("usable_bytes")
+    reported = total is not None and usable is not None and total > 0
+    return dict(broker=entry.get("broker"), log_dir=entry.get("log_dir") or "",
+                bytes=human_bytes(entry.get("bytes", 0)), total=human_bytes(total) if reported else "unknown",
+                usable=human_bytes(usable) if reported else "unknown",
+                used=percent((total - usable) / total) if reported else "unknown",
+                error="error %d" % entry["error_code"] if entry.get("error_code") else "")
+
+
+def kafka_plan_beside(plan_file, kind):
+    """The file kept beside a plan: ('plans/move.json', 'summary') -> 'plans/move.summary.json'.
+
+    kafka_reassignment_plan names the rollback plan so; the summary follows the same rule, so a plan's name
+    alone finds both.
+    """
+    if kind not in PLAN_COMPANIONS:
+        raise AnsibleFilterError("kafka_plan_beside: kind is one of %s, got %r" % (", ".join(PLAN_COMPANIONS), kind))
+    if not isinstance(plan_file, str) or not plan_file:
+        raise AnsibleFilterError("kafka_plan_beside: plan_file must be a path, got %r" % (plan_file,))
+    return "%s.%s.json" % (os.path.splitext(plan_file)[0], kind)
+
+
+def _read_json(path, what):
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except OSError as error:
+        raise AnsibleFilterError("kafka_report_plan_files: cannot read the %s %s: %s" % (what, path, error.strerror)) \
+            from None
+    except ValueError as error:
+        raise AnsibleFilterError("kafka_report_plan_files: the %s %s is not JSON: %s" % (what, path, error)) from None
+
+
+def kafka_report_plan_files(plan_file):
+    """{plan, rollback, summary}: a plan file read, with the rollback plan and the summary kept beside it.
+
+    Each is None when its file is absent (a plan from an older run has no summary); all are None without a
+    plan file. The files are on the controller, where filters run.
+    """
+    if not plan_file:
+        return dict(plan=None, rollback=None, summary=None)
+    files = dict(plan=_read_json(plan_file, "plan_file"))
+    for kind in PLAN_COMPANIONS:
+        path = kafka_plan_beside(plan_file, kind)
+        files[kind] = _read_json(path, "%s beside plan_file" % kind) if os.path.isfile(path) else None
+    return files
+
+
+def kafka_report_view(cluster, plan=None, rollback=None, groups=None, verify_reports=None, summary=None):
     """Everything report.html.j2 shows, from a kafka_cluster_info result and the optional inputs.
 
     Every text in the result is HTML-escaped (html_escaped), ready to be written into the page as it is.
@@ -258,7 +413,8 @@ def kafka_report_view(cluster, plan=None, rollback=None, groups=None, verify_rep
         groups_read=groups is not None,
         groups=[_group_view(entry) for entry in groups or []],
         plan=None if plan is None else _plan_view(assignment, sizes, live_ids, plan, rollback,
-                                                  cluster.get("reassignments") or []),
+                                                  cluster.get("reassignments") or [], summary),
+        log_dirs=[_log_dir_view(entry) for entry in cluster.get("log_dirs") or []],
         verify=[_verify_view(entry) for entry in verify_reports or []])
     return html_escaped(view)
 
@@ -266,4 +422,5 @@ def kafka_report_view(cluster, plan=None, rollback=None, groups=None, verify_rep
 class FilterModule(object):
 
     def filters(self):
-        return {"kafka_report_view": kafka_report_view}
+        return {"kafka_report_view": kafka_report_view, "kafka_plan_beside": kafka_plan_beside,
+                "kafka_report_plan_files": kafka_report_plan_files}

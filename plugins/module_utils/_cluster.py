@@ -226,6 +226,27 @@ def _disks(responses):
     return disks or None
 
 
+def _log_dir_figures(responses):
+    """One entry per broker and log dir of DescribeLogDirs responses: the bytes of the topics asked for that the
+    dir holds, and its volume's total and usable bytes (None where the broker does not tell: Kafka before 3.3
+    answers -1, KIP-827).
+
+    Replicas a move between log dirs is still copying (future ones) are left out, as in the sizes per partition,
+    so that a broker's dirs add up to what its partitions' sizes say it holds.
+    """
+    entries = []
+    for broker in responses:
+        for log_dir in broker.get("log_dirs", []):
+            held = sum(partition["partition_size"] for topic in log_dir.get("topics", [])
+                       for partition in topic.get("partitions", []) if not partition.get("is_future_key"))
+            total, usable = log_dir.get("total_bytes", -1), log_dir.get("usable_bytes", -1)
+            entries.append({"broker": broker["broker"], "log_dir": log_dir.get("log_dir"), "bytes": held,
+                            "total_bytes": total if total >= 0 else None,
+                            "usable_bytes": usable if usable >= 0 else None,
+                            "error_code": log_dir.get("error_code", 0)})
+    return sorted(entries, key=lambda entry: (entry["broker"], entry["log_dir"] or ""))
+
+
 def read_partition_sizes(client, topics):
     """{topic: {partition: {broker_id: bytes}}} from DescribeLogDirs on every broker.
 
@@ -233,6 +254,12 @@ def read_partition_sizes(client, topics):
     otherwise describes the named topics first to learn them: one more Metadata request).
     """
     return _copies(client.describe_log_dirs(_asked_topics(topics)))
+
+
+def read_sizes_and_log_dirs(client, topics):
+    """(read_partition_sizes()'s copies, one entry per broker and log dir) from one DescribeLogDirs round."""
+    responses = client.describe_log_dirs(_asked_topics(topics))
+    return _copies(responses), _log_dir_figures(responses)
 
 
 def read_copies_and_disks(client, topics):
@@ -417,8 +444,10 @@ def run_cluster_info(module, client, selection):
         for name, configs in read_topic_configs(client, sorted(topics)).items():
             if name in topics:
                 topics[name]["config"] = configs["overrides"]
+    if params["include_sizes"]:
+        result["log_dirs"] = []
     if params["include_sizes"] and topics:
-        sizes = read_partition_sizes(client, dict(
+        sizes, result["log_dirs"] = read_sizes_and_log_dirs(client, dict(
             (name, [partition["partition"] for partition in partitions_by_topic[name]]) for name in sorted(topics)))
         add_sizes(topics, partitions_by_topic, sizes)
     result.update(topics=topics, summary=summary, under_replicated_partitions=labels["under_replicated"],

@@ -76,6 +76,8 @@ options:
       - Also return, per partition listed, the bytes each replica holds on its broker (C(sizes)), and per
         topic returned its C(size_bytes).
       - Sizes are asked only for the topics returned, from every broker (DescribeLogDirs).
+      - From the same answer, per broker and log dir the bytes of those topics it holds and its volume's
+        total and usable bytes (RV(log_dirs)).
     type: bool
     default: false
   include_throttles:
@@ -241,6 +243,20 @@ reassignments:
   returned: always
   type: list
   elements: dict
+log_dirs:
+  description:
+    - One entry per live broker and log dir, sorted by broker and dir, read with the partition sizes
+      (DescribeLogDirs), each with C(broker), C(log_dir) (its path), C(bytes) (what the dir holds of the topics
+      returned, replicas still being copied between dirs left out), C(total_bytes) and C(usable_bytes) (of the
+      volume the dir is on; null when the broker does not report them, before Kafka 3.3) and C(error_code)
+      (Kafka's error for the dir, 0 when it is fine; 56, KAFKA_STORAGE_ERROR, when it is offline).
+    - Empty when no topic is returned (the request then is not sent).
+  returned: when O(include_sizes)
+  type: list
+  elements: dict
+  version_added: "0.5.0"
+  sample: [{broker: 1, log_dir: /var/lib/kafka/data, bytes: 52428800, total_bytes: 107374182400,
+            usable_bytes: 64424509440, error_code: 0}]
 throttles:
   description:
     - The replication throttles set now. C(brokers) - each C(id) and C(configs), the throttle rates set on

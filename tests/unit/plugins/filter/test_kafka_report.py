@@ -1,5 +1,6 @@
 """What the report page shows, worked out from plain module results: counts per broker, the plan's charts."""
 
+import json
 import os
 
 import jinja2
@@ -10,6 +11,8 @@ from ansible_collections.kafkaops.cluster.plugins.filter.kafka_report import (
     CHART_VALUE_WIDTH,
     CHART_WIDTH,
     human_bytes,
+    kafka_plan_beside,
+    kafka_report_plan_files,
     kafka_report_view,
 )
 
@@ -99,7 +102,8 @@ def _page(view):
     environment.filters["comment"] = lambda text, style="plain": "<!-- %s -->" % text
     environment.filters["basename"] = os.path.basename
     template = environment.get_template("report.html.j2")
-    return template.render(view=view, ansible_managed="managed", generated_at="2026-11-25 00:00:00 UTC")
+    return template.render(view=view, ansible_managed="managed", generated_at="2026-11-25 00:00:00 UTC",
+                           report_plan_path="/plans/move.json")
 
 
 def test_the_page_shows_the_brokers_that_serve_nothing_only_when_there_are_some():
@@ -214,3 +218,161 @@ def test_throttles_and_verify_reports_are_summed_up():
 def test_bad_input_is_refused_naming_it(arguments, words):
     with pytest.raises(AnsibleFilterError, match=words):
         kafka_report_view(**arguments)
+
+
+def _summary(capacities=True, **changes):
+    """A byte-balancing plan's summary for PLAN (two partitions change), as kafka_reassignment_plan returns it.
+
+    Broker 3 has half the disk of the others; after the plan the fills are 0.42, 0.38 and 0.40 of the disks,
+    the mean fill 0.40.
+    """
+    disks = {1: 10000, 2: 10000, 3: 5000}
+    before, after = {1: 6000, 2: 4000, 3: 0}, {1: 4200, 2: 3800, 3: 2000}
+    summary = dict(balance="bytes", balance_chosen="asked for", partitions_changed=2, replica_moves=1,
+                   bytes_moved=2000, bytes_moved_lower_bound=1600, imbalance_before=1.5, imbalance_after=1.05,
+                   imbalance_lower_bound=1.01, max_disk_fill=0.85, sizes_from="DescribeLogDirs",
+                   capacities_from="DescribeLogDirs" if capacities else None,
+                   brokers=[dict(broker=broker, rack=None, live=True, target=True, replicas_before=0, replicas_after=0,
+                                 leaders_before=0, leaders_after=0, bytes_before=before[broker],
+                                 bytes_after=after[broker], capacity_bytes=disks[broker] if capacities else None,
+                                 other_bytes=0 if capacities else None)
+                            for broker in (1, 2, 3)])
+    summary.update(changes)
+    return summary
+
+
+def _balance_rows(balance):
+    return dict((row["id"], row) for row in balance["brokers"])
+
+
+def test_with_capacities_the_balance_shows_fills_of_the_disks_headroom_and_the_bounds():
+    balance = kafka_report_view(_cluster(), plan=PLAN, rollback=ROLLBACK, summary=_summary())["plan"]["balance"]
+    rows = _balance_rows(balance)
+    assert [(rows[broker]["disk_used_before"], rows[broker]["disk_used_after"]) for broker in (1, 2, 3)] \
+        == [("60.0 %", "42.0 %"), ("40.0 %", "38.0 %"), ("0.0 %", "40.0 %")]
+    # Each fill over the mean fill (0.40 of the disks): their largest is the imbalance the planner reports.
+    assert [(rows[broker]["over_mean_before"], rows[broker]["over_mean_after"]) for broker in (1, 2, 3)] \
+        == [("1.500", "1.050"), ("1.000", "0.950"), ("0.000", "1.000")]
+    # Headroom: 85 % of the disks less what each holds after the plan.
+    assert [(rows[broker]["headroom_bytes"], rows[broker]["capacity"]) for broker in (1, 2, 3)] \
+        == [(8500 - 4200, "9.8 KiB"), (8500 - 3800, "9.8 KiB"), (4250 - 2000, "4.9 KiB")]
+    assert rows[3]["headroom"] == "2.2 KiB" and rows[1]["bytes_after"] == "4.1 KiB"
+    assert (balance["spread_before"], balance["spread_after"], balance["spread_after_value"]) \
+        == ("100.0 %", "9.5 %", 9.5)
+    # The bound 1.01 on the fullest over the mean: no plan brings the fills closer than 1 - 1/1.01 of each other.
+    assert (balance["spread_bound"], balance["above_mean_after"], balance["above_mean_bound"]) \
+        == ("1.0 %", "5.0 %", "1.0 %")
+    assert (balance["imbalance_before"], balance["imbalance_after"], balance["imbalance_lower_bound"]) \
+        == ("1.500", "1.050", "1.010")
+    assert (balance["bytes_moved"], balance["bytes_moved_lower_bound"], balance["bytes_moved_ratio"]) \
+        == ("2.0 KiB", "1.6 KiB", "1.25")
+    assert balance["capacities_known"] and balance["max_disk_fill"] == "85.0 %"
+
+
+def test_without_capacities_every_broker_weighs_the_same_and_headroom_is_unknown():
+    summary = _summary(capacities=False)
+    # Broker 4 leaves: it is not part of the balance, its fill is not compared with the mean.
+    summary["brokers"].append(dict(broker=4, rack="c", live=True, target=False, bytes_before=1000, bytes_after=0,
+                                   capacity_bytes=None, other_bytes=None))
+    balance = kafka_report_view(_cluster(), plan=PLAN, summary=summary)["plan"]["balance"]
+    rows = _balance_rows(balance)
+    assert not balance["capacities_known"] and balance["max_disk_fill"] == ""
+    # The mean of the three targets' bytes after is 10000 / 3.
+    assert [rows[broker]["over_mean_after"] for broker in (1, 2, 3, 4)] == ["1.260", "1.140", "0.600", "-"]
+    assert all((row["headroom"], row["headroom_bytes"], row["capacity"], row["disk_used_after"])
+               == ("unknown", None, "unknown", "unknown") for row in rows.values())
+    assert rows[4]["rack"] == "c" and not rows[4]["target"]
+    assert balance["spread_after"] == "52.4 %"
+
+
+def test_a_replica_count_plan_or_none_at_all_shows_no_byte_balance():
+    replicas = dict(balance="replicas", balance_chosen="asked for", partitions_changed=2, replica_moves=1,
+                    lower_bound=1, brokers=[dict(broker=broker, replicas_before=1, replicas_after=1)
+                                            for broker in (1, 2, 3)])
+    plan = kafka_report_view(_cluster(), plan=PLAN, summary=replicas)["plan"]
+    assert plan["balance"] is None and plan["balanced"] == "replicas" and plan["summary_note"] == ""
+    plan = kafka_report_view(_cluster(), plan=PLAN)["plan"]
+    assert (plan["balance"], plan["balanced"], plan["summary_note"]) == (None, None, "")
+
+
+def test_a_summary_of_another_plan_is_left_out_saying_so():
+    plan = kafka_report_view(_cluster(), plan=PLAN, summary=_summary(partitions_changed=5))["plan"]
+    assert plan["balance"] is None
+    assert plan["summary_note"].startswith("The summary beside the plan is of another plan (5 partitions change there")
+
+
+def test_bytes_moved_without_a_bound_above_zero_has_no_ratio():
+    summary = _summary(bytes_moved=0, bytes_moved_lower_bound=0)
+    assert kafka_report_view(_cluster(), plan=PLAN, summary=summary)["plan"]["balance"]["bytes_moved_ratio"] == "1.00"
+    summary = _summary(bytes_moved_lower_bound=0)
+    assert kafka_report_view(_cluster(), plan=PLAN, summary=summary)["plan"]["balance"]["bytes_moved_ratio"] is None
+
+
+def test_log_dirs_show_what_they_hold_and_their_volume_where_the_broker_tells():
+    cluster = _cluster()
+    cluster["log_dirs"] = [
+        dict(broker=1, log_dir="/data/<a>", bytes=2560, total_bytes=4096, usable_bytes=1024, error_code=0),
+        dict(broker=2, log_dir="/data/b", bytes=0, total_bytes=None, usable_bytes=None, error_code=56)]
+    assert kafka_report_view(cluster)["log_dirs"] == [
+        dict(broker=1, log_dir="/data/&lt;a&gt;", bytes="2.5 KiB", total="4.0 KiB", usable="1.0 KiB", used="75.0 %",
+             error=""),
+        dict(broker=2, log_dir="/data/b", bytes="0 B", total="unknown", usable="unknown", used="unknown",
+             error="error 56")]
+    page = _page(kafka_report_view(cluster))
+    assert '<td><code>/data/&lt;a&gt;</code></td>' in page and '<td class="bad">error 56</td>' in page
+    without = kafka_report_view(_cluster())
+    assert without["log_dirs"] == [] and 'id="log-dirs"' not in _page(without)
+
+
+def test_the_page_says_how_close_the_fills_are_beside_the_best_possible():
+    page = _page(kafka_report_view(_cluster(), plan=PLAN, rollback=ROLLBACK, summary=_summary()))
+    sentence = page.split('<p id="plan-balance-summary"')[1].split("</p>")[0]
+    assert 'data-spread-after="9.5"' in sentence and 'data-imbalance-lower-bound="1.010"' in sentence
+    assert " ".join(sentence.split()).endswith(
+        "After the plan, the brokers' fills are within <b>9.5 %</b> of each other (before: 100.0 %; no plan gets them "
+        "closer than 1.0 %). The fullest is 5.0 % above the mean fill: imbalance 1.500 &rarr; <b>1.050</b>, the best "
+        "any plan can reach 1.010. It copies <b>2.0 KiB</b>; no plan reaching this balance copies less than 1.6 KiB "
+        "(1.25 &times; the bound).")
+    table = page.split('<table id="plan-balance">')[1].split("</table>")[0]
+    assert table.count("<tr data-broker=") == 3 and "Headroom to 85.0 %" in table and ">2.2 KiB</td>" in table
+    # Without a summary the page is as before: the charts and the table of the plan, nothing of the balance.
+    plain = _page(kafka_report_view(_cluster(), plan=PLAN, rollback=ROLLBACK))
+    assert 'id="plan-brokers"' in plain and "plan-balance" not in plain and "plan-summary-note" not in plain
+    note = _page(kafka_report_view(_cluster(), plan=PLAN, summary=_summary(partitions_changed=5)))
+    assert 'id="plan-summary-note"' in note and "plan-balance" not in note
+
+
+def test_the_files_beside_a_plan_are_named_by_one_rule_and_read_when_there(tmp_path):
+    assert kafka_plan_beside("plans/move.json", "summary") == "plans/move.summary.json"
+    assert kafka_plan_beside("plans/move.json", "rollback") == "plans/move.rollback.json"
+    plan_file = tmp_path / "move.json"
+    plan_file.write_text(json.dumps(PLAN))
+    assert kafka_report_plan_files(str(plan_file)) == dict(plan=PLAN, rollback=None, summary=None)
+    (tmp_path / "move.rollback.json").write_text(json.dumps(ROLLBACK))
+    (tmp_path / "move.summary.json").write_text(json.dumps(_summary()))
+    assert kafka_report_plan_files(str(plan_file)) == dict(plan=PLAN, rollback=ROLLBACK, summary=_summary())
+    assert kafka_report_plan_files("") == dict(plan=None, rollback=None, summary=None)
+    (tmp_path / "move.summary.json").write_text("{not json")
+    with pytest.raises(AnsibleFilterError, match="the summary beside plan_file .*move.summary.json is not JSON"):
+        kafka_report_plan_files(str(plan_file))
+    with pytest.raises(AnsibleFilterError, match="cannot read the plan_file .*absent.json"):
+        kafka_report_plan_files(str(tmp_path / "absent.json"))
+
+
+@pytest.mark.parametrize("arguments, words", [
+    (dict(plan_file="plan.json", kind="diff"), "kind is one of rollback, summary, got 'diff'"),
+    (dict(plan_file="", kind="summary"), "plan_file must be a path"),
+], ids=["unknown-kind", "no-plan-file"])
+def test_a_file_beside_a_plan_needs_a_plan_and_a_known_kind(arguments, words):
+    with pytest.raises(AnsibleFilterError, match=words):
+        kafka_plan_beside(**arguments)
+
+
+@pytest.mark.parametrize("summary, words", [
+    ("not a summary", "the summary is not a mapping"),
+    (dict(balance="bytes", partitions_changed=2, bytes_moved=1, brokers="none"), "summary.brokers is not a list"),
+    (dict(balance="bytes", partitions_changed=2, bytes_moved=1, brokers=[dict(broker="x")]), "not a number"),
+], ids=["not-a-mapping", "brokers-not-a-list", "broker-id-not-a-number"])
+def test_a_bad_summary_is_refused_naming_the_field(summary, words):
+    with pytest.raises(AnsibleFilterError, match=words):
+        kafka_report_view(_cluster(), plan=PLAN, summary=summary)

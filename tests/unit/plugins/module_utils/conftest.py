@@ -171,7 +171,8 @@ class FakeAdminClient:
                     by_broker[broker].setdefault(name, []).append(dict(
                         partition_index=partition, partition_size=self.cluster.sizes.get(name, 0),
                         is_future_key=False))
-        return [dict(broker=broker, log_dirs=[dict(topics=[dict(name=name, partitions=partitions)
+        return [dict(broker=broker, log_dirs=[dict(error_code=0, log_dir="/var/lib/kafka/data",
+                                                   topics=[dict(name=name, partitions=partitions)
                                                            for name, partitions in sorted(held.items())],
                                                    total_bytes=self.cluster.disks.get(broker, (-1, -1))[0],
                                                    usable_bytes=self.cluster.disks.get(broker, (-1, -1))[1])])

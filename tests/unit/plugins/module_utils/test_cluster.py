@@ -91,6 +91,33 @@ def test_configs_and_sizes_are_read_when_asked(run_module, cluster):
     assert list(result["topics"]) == ["orders"] and result["reassignments"] == []
     assert orders["config"] == {"retention.ms": "1000"}
     assert orders["partitions"][0]["sizes"] == {1: 100, 2: 100} and orders["size_bytes"] == 400
+    # From the same DescribeLogDirs answer: each log dir with what it holds of the topics read; this cluster
+    # runs a Kafka before 3.3, whose brokers do not tell their volumes' size.
+    assert result["log_dirs"] == [
+        dict(broker=broker, log_dir="/var/lib/kafka/data", bytes=200, total_bytes=None, usable_bytes=None,
+             error_code=0) for broker in (1, 2)]
+    assert len(cluster.requests("describe_log_dirs")) == 1
+    assert "log_dirs" not in run_module(kafka_cluster_info.main, dict(SERVERS, topics=["orders"]), cluster)
+
+
+def test_each_log_dir_tells_its_volume_where_the_broker_reports_it(run_module, fake_cluster):
+    cluster = fake_cluster(brokers=(1, 2), topics={"orders": {0: [1, 2], 1: [2, 1]}}, sizes={"orders": 100},
+                           disks={1: (1000, 600), 2: (2000, 1900)})
+    result = run_module(kafka_cluster_info.main, dict(SERVERS, include_sizes=True), cluster)
+    assert [(entry["broker"], entry["bytes"], entry["total_bytes"], entry["usable_bytes"])
+            for entry in result["log_dirs"]] == [(1, 200, 1000, 600), (2, 200, 2000, 1900)]
+
+
+def test_log_dirs_are_read_per_dir_leaving_out_replicas_still_being_copied_between_dirs():
+    responses = [dict(broker=2, log_dirs=[
+        dict(error_code=0, log_dir="/data/b", total_bytes=5000, usable_bytes=1000, topics=[
+            dict(name="orders", partitions=[dict(partition_index=0, partition_size=300, is_future_key=False),
+                                            dict(partition_index=1, partition_size=50, is_future_key=True)])]),
+        dict(error_code=56, log_dir="/data/a", total_bytes=-1, usable_bytes=-1, topics=[])]),
+        dict(broker=1, log_dirs=[])]
+    assert _cluster._log_dir_figures(responses) == [
+        dict(broker=2, log_dir="/data/a", bytes=0, total_bytes=None, usable_bytes=None, error_code=56),
+        dict(broker=2, log_dir="/data/b", bytes=300, total_bytes=5000, usable_bytes=1000, error_code=0)]
 
 
 @pytest.mark.parametrize("args, field, words", [
@@ -246,7 +273,7 @@ def test_none_lists_no_partitions_and_a_healthy_selection_sends_no_size_request(
     result = run_module(kafka_cluster_info.main, dict(SERVERS, topics=["orders-eu"], partitions="problems",
                                                       include_sizes=True), many)
     assert result["topics"] == {} and result["summary"]["partitions"] == 2
-    assert many.requests("describe_log_dirs") == []
+    assert many.requests("describe_log_dirs") == [] and result["log_dirs"] == []
     result = run_module(kafka_cluster_info.main, dict(SERVERS, partitions="none", include_internal=True), many)
     assert sorted(result["topics"]) == ["__consumer_offsets", "audit", "orders-eu", "orders-us"]
     assert all("partitions" not in topic for topic in result["topics"].values())
