@@ -109,6 +109,8 @@ def test_the_report_page_shows_the_cluster_and_the_plan_in_a_browser(kafka, boot
     plan_file = tmp_path / "plan.json"
     planned = kafka("kafka_reassignment_plan", topics=[topic], broker_list=target, dest=str(plan_file))
     assert not planned.failed and plan_file.exists(), planned.output
+    # prepare_reassignment.yml keeps the plan's summary beside the plan; the page reads it from there.
+    (tmp_path / "plan.summary.json").write_text(json.dumps(planned["summary"]))
     moves_off_last = sum(1 for replicas in cluster.replicas(topic).values() if brokers[-1] in replicas)
     assert moves_off_last, "the test needs replicas of %s on broker %d" % (topic, brokers[-1])
     verify_report = tmp_path / "verify-report.json"
@@ -165,6 +167,18 @@ def test_the_report_page_shows_the_cluster_and_the_plan_in_a_browser(kafka, boot
         before, before_width = value(brokers[-1], "before")
         after, unused = value(brokers[-1], "after")
         assert before - after == moves_off_last and before_width > 0
+
+        # The byte balance the plan reached (the test's topic holds records, so the default plans by bytes),
+        # broker by broker, and every broker's log dirs.
+        balance = driver.find_element("id", "plan-balance-summary")
+        assert "of each other" in balance.text and "the best any plan can reach" in balance.text, balance.text
+        assert 0.0 <= float(balance.get_attribute("data-spread-after")) <= 100.0
+        rows = driver.find_elements("css selector", "#plan-balance tr[data-broker]")
+        assert sorted(int(row.get_attribute("data-broker")) for row in rows) == brokers
+        leaving = driver.find_element("css selector", '#plan-balance tr[data-broker="%d"]' % brokers[-1])
+        assert "(leaves)" in leaving.text
+        dirs = driver.find_elements("css selector", "#log-dirs tr[data-broker]")
+        assert sorted(set(int(row.get_attribute("data-broker")) for row in dirs)) == brokers
         assert "OK" in driver.find_element("id", "verify").text
     finally:
         driver.quit()

@@ -1,4 +1,4 @@
-"""While the ZooKeeper leader is down: write 1,000 probe records and count the steady producer's records.
+"""While a node is down or cut off: write 1,000 probe records and count the steady producer's records.
 
 Usage: writes_while_down.py BOOTSTRAP_SERVERS STEADY_TOPIC (servers comma-separated). Prints one JSON
 object: probe_acknowledged, probe_errors, steady_records_while_down, error (the step and exception that
@@ -30,8 +30,8 @@ class CountRetries(logging.Handler):
             self.counter[record.getMessage()] += 1
 
 
-def main(servers, topic):
-    servers = servers.split(",")
+def measure(servers, topic):
+    """The figures the module docstring names, as a dict; servers is a list of host:port."""
     figures = {"probe_acknowledged": 0, "steady_records_while_down": 0, "probe_errors": [], "error": None}
     retries = collections.Counter()
     fetcher_log = logging.getLogger("kafka.consumer.fetcher")
@@ -62,8 +62,9 @@ def main(servers, topic):
         figures["error"] = "%s: %r" % (step, error)
     figures["seconds"] = round(time.monotonic() - started, 1)
     figures["offset_retries"] = dict(retries.most_common(5))
-    print(json.dumps(figures))
+    fetcher_log.removeHandler(fetcher_log.handlers[-1])
+    return figures
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:3])
+    print(json.dumps(measure(sys.argv[1].split(","), sys.argv[2])))

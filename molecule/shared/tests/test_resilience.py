@@ -1,6 +1,7 @@
 """Checks of the resilience scenario after its side effect: broker 5 joined a loaded cluster and a plan
 for two topics moved the fewest replicas onto it, while a leading broker was SIGKILLed; the ZooKeeper
-leader was stopped for a while; the cluster had a rolling restart; broker 4 was decommissioned; and all
+leader was stopped for a while; broker 5 was cut off from the other nodes, then paused past its ZooKeeper
+session; the cluster had a rolling restart; broker 4 was decommissioned; and all
 the while an acks=all idempotent producer wrote. Prints the figures that docs/benchmarks.md records.
 """
 
@@ -106,6 +107,35 @@ def test_writes_went_on_without_the_zookeeper_leader(saved):
     assert outage["steady_records_while_down"] > 0
 
 
+def test_broker_5_cut_off_left_every_isr_while_writes_went_on_and_came_back(saved):
+    cut, heal = saved("faults.json")["cut"], saved("faults.json")["heal"]
+    # The fault happened: our rules were in place and dropped the other nodes' packets, and the others took
+    # broker 5 out of every ISR and moved its leaders away.
+    assert cut["proof"]["in_place"] and cut["proof"]["dropped_packets"] > 0, cut["proof"]
+    assert cut["led_before"] > 0 and cut["replicas_before"] > 0, cut
+    assert cut["seconds_until_out"] >= 0
+    # Acknowledged writes went on through the others, the steady producer's among them.
+    assert cut["writes"]["probe_acknowledged"] == 1000, cut["writes"]
+    assert cut["writes"]["steady_records_while_down"] > 0, cut["writes"]
+    assert heal["healed"] and heal["seconds_until_back"] >= 0, heal
+
+
+def test_a_rolling_restart_under_the_cut_stopped_before_restarting_anything(saved):
+    faults = saved("faults.json")
+    assert "rolling restart of the brokers stopped" in faults["restart_under_cut"]
+    assert "under-replicated" in faults["restart_under_cut"], faults["restart_under_cut"]
+    before, after = faults["broker_1_pid"]
+    assert before == after != "0", faults["broker_1_pid"]
+
+
+def test_broker_5_paused_past_its_zookeeper_session_left_the_cluster_and_came_back(saved):
+    pause = saved("faults.json")["pause"]
+    # The fault happened: the process was stopped (state T), long enough for ZooKeeper to expire its session.
+    assert pause["proof"]["in_place"] and pause["proof"]["state"] in ("T", "t"), pause["proof"]
+    assert pause["seconds_until_unregistered"] < pause["seconds_paused"], pause
+    assert pause["running_again"] and pause["seconds_until_back"] >= 0, pause
+
+
 def _healthy(partitions):
     return under_replicated(partitions) == [] and all(entry[1]["leader_id"] >= 0 for entry in partitions)
 
@@ -187,6 +217,8 @@ def test_print_the_figures(saved):
         "bytes_to_move": finished.get("bytes_to_move"),
         "throttle": move["throttle"],
         "zookeeper_outage": saved("zookeeper-outage.json"),
+        "faults_on_broker_5": {name: {key: value for key, value in figures.items() if key != "proof"}
+                               for name, figures in saved("faults.json").items() if isinstance(figures, dict)},
         "rolling_restart_seconds": saved("rolling-restart.json")["seconds"],
         "verify_seconds_standalone_2_workers": report["elapsed_seconds"],
         "verify_seconds_local_2": saved("verify-report-local.json")["elapsed_seconds"],

@@ -1,0 +1,136 @@
+"""Faults beyond a kill on one broker of the resilience scenario, each shown to have happened (issue 36).
+
+    cut_off.py cut   SERVERS BROKER NODE PEERS TOPIC   cut NODE off from PEERS (both ways), wait until the
+                                                       other brokers have taken BROKER out of every ISR and
+                                                       moved its leaders, then write probes and watch TOPIC
+    cut_off.py heal  SERVERS BROKER NODE PEERS         heal the cut, wait until BROKER is back in every ISR
+    cut_off.py pause SERVERS BROKER NODE UNIT SECONDS  SIGSTOP the broker's process for SECONDS (longer than
+                                                       its ZooKeeper session), SIGCONT, wait until it is back
+
+SERVERS are the other brokers' addresses (comma-separated): the cluster is read through them, as a client
+that never reaches the faulty node would. PEERS are the containers to cut NODE off from. Prints one JSON
+object of figures; a failure is reported in them ("error": the step and the exception), which resilience.yml
+asserts on, and a fault is healed before the script ends whatever happened, except after `cut`, which the
+play heals in its `always` section once it has tried a rolling restart under the cut.
+"""
+
+import json
+import os
+import sys
+import time
+
+from kafka import KafkaAdminClient
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "faults"))
+from nemesis import Partition, Pause  # noqa: E402
+from writes_while_down import measure  # noqa: E402
+
+# ZooKeeper expires a silent broker's session after 18 s (Kafka 3.9's default), and followers that stop
+# fetching leave the ISR after replica.lag.time.max.ms (30 s): well within this.
+WAIT_SECONDS = 180
+
+
+def read(servers):
+    """(registered broker ids, {partition label: (leader, isr)}) as the brokers in `servers` see it."""
+    admin = KafkaAdminClient(bootstrap_servers=servers, request_timeout_ms=20000)
+    try:
+        brokers = sorted(int(broker["broker_id"]) for broker in admin.describe_cluster()["brokers"])
+        partitions = {}
+        for topic in admin.describe_topics():
+            for partition in topic["partitions"]:
+                partitions["%s-%d" % (topic["name"], partition["partition_index"])] = (
+                    partition["leader_id"], sorted(partition["isr_nodes"]), sorted(partition["replica_nodes"]))
+        return brokers, partitions
+    finally:
+        admin.close()
+
+
+def wait_for(servers, condition, what):
+    """Seconds until condition(brokers, partitions) holds; raises naming `what` and the last reading."""
+    started, last = time.monotonic(), None
+    while time.monotonic() - started < WAIT_SECONDS:
+        try:
+            last = read(servers)
+            if condition(*last):
+                return round(time.monotonic() - started, 1)
+        except Exception as error:  # noqa: BLE001 - a broker restarting or cut off refuses a read now and then
+            last = repr(error)
+        time.sleep(1)
+    raise RuntimeError("%s did not happen in %d s; last reading: %s" % (what, WAIT_SECONDS, str(last)[:500]))
+
+
+def out_of_the_cluster(broker):
+    """The broker is in no ISR and leads nothing."""
+    return lambda brokers, partitions: all(
+        leader != broker and broker not in isr for leader, isr, _replicas in partitions.values())
+
+
+def back_in_every_isr(broker):
+    """The broker is registered and in the ISR of every partition it holds a replica of."""
+    return lambda brokers, partitions: broker in brokers and all(
+        broker in isr for _leader, isr, replicas in partitions.values() if broker in replicas)
+
+
+def cut(figures, servers, broker, node, peers, topic):
+    figures["step"] = "reading the cluster before the cut"
+    unused, before = read(servers)
+    figures["led_before"] = sum(1 for leader, _isr, _replicas in before.values() if leader == broker)
+    figures["replicas_before"] = sum(1 for _leader, _isr, replicas in before.values() if broker in replicas)
+    partition = Partition(node, peers)
+    figures["step"] = "cutting %s off from %s" % (node, ", ".join(peers))
+    partition.apply()
+    figures["step"] = "waiting until broker %d is out of every ISR and leads nothing" % broker
+    figures["seconds_until_out"] = wait_for(servers, out_of_the_cluster(broker), figures["step"])
+    figures["step"] = "writing probes and watching %s while broker %d is cut off" % (topic, broker)
+    figures["writes"] = measure(servers, topic)
+    figures["proof"] = partition.proof()
+
+
+def heal(figures, servers, broker, node, peers):
+    partition = Partition(node, peers)
+    figures["step"] = "healing the cut of %s" % node
+    partition.heal()
+    figures["healed"] = not partition.proof()["in_place"]
+    figures["step"] = "waiting until broker %d is back in every ISR" % broker
+    figures["seconds_until_back"] = wait_for(servers, back_in_every_isr(broker), figures["step"])
+
+
+def pause(figures, servers, broker, node, unit, seconds):
+    frozen = Pause(node, unit)
+    figures["step"] = "pausing %s on %s" % (unit, node)
+    started = time.monotonic()
+    frozen.apply()
+    try:
+        figures["proof"] = frozen.proof()
+        figures["step"] = "waiting until broker %d's ZooKeeper session expires (it leaves the registered ones)" % broker
+        figures["seconds_until_unregistered"] = wait_for(
+            servers, lambda brokers, partitions: broker not in brokers, figures["step"])
+        time.sleep(max(0.0, seconds - (time.monotonic() - started)))
+    finally:
+        frozen.heal()
+        figures["seconds_paused"] = round(time.monotonic() - started, 1)
+    figures["running_again"] = frozen.proof()["state"] not in ("T", "t")
+    figures["step"] = "waiting until broker %d is back in every ISR" % broker
+    figures["seconds_until_back"] = wait_for(servers, back_in_every_isr(broker), figures["step"])
+
+
+def main(action, servers, broker, node, *rest):
+    figures = {"action": action, "broker": int(broker), "node": node, "error": None}
+    servers = servers.split(",")
+    try:
+        if action == "cut":
+            cut(figures, servers, int(broker), node, rest[0].split(","), rest[1])
+        elif action == "heal":
+            heal(figures, servers, int(broker), node, rest[0].split(","))
+        elif action == "pause":
+            pause(figures, servers, int(broker), node, rest[0], float(rest[1]))
+        else:
+            raise ValueError("unknown action %r" % action)
+    except Exception as error:  # noqa: BLE001 - reported, and failed by the playbook's assert
+        figures["error"] = "%s: %r" % (figures.get("step"), error)
+    figures.pop("step", None)
+    print(json.dumps(figures))
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])
