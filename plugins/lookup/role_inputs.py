@@ -26,9 +26,10 @@ description:
 options:
   _terms:
     description:
-      - The role's name within the collection (C(kafka_broker)), optionally followed by an entry point (default
-        C(main)).
-      - Main's options come with every entry point, as the roles' other entry points read the role's usual settings.
+      - The role's name within the collection (C(kafka_broker)), optionally followed by an entry point.
+      - With an entry point, its options and main's (the roles' other entry points read the role's usual settings
+        as main does); without, the options of every entry point of the role, as a role's C(vars/main.yml) needs,
+        which serves whichever entry point runs (an option of another entry point is usually unset, so left out).
     required: true
     type: list
     elements: str
@@ -93,7 +94,7 @@ class LookupModule(LookupBase):
         if not terms or len(terms) > 2:
             raise AnsibleLookupError("role_inputs takes a role's name and optionally an entry point")
         role = str(terms[0])
-        entry_point = str(terms[1]) if len(terms) > 1 else "main"
+        entry_point = str(terms[1]) if len(terms) > 1 else None
         try:
             options = converted_options(entry_point_options(_argument_specs(role), entry_point))
         except KeyError as error:

@@ -55,25 +55,34 @@ class InputTypeError(ValueError):
 
 
 def is_secret(name, option):
-    """Whether an input's value must never be shown: no_log in its spec, or a name that says it is a secret."""
-    if isinstance(option, Mapping) and option.get("no_log"):
-        return True
+    """Whether an input's value must never be shown: no_log in its spec, a name that says it is a secret, or
+    suboptions (a list of users, say) of which one is."""
+    if isinstance(option, Mapping):
+        if option.get("no_log"):
+            return True
+        suboptions = option.get("options")
+        if isinstance(suboptions, Mapping) and any(is_secret(key, value) for key, value in suboptions.items()):
+            return True
     lowered = name.lower()
     if lowered.endswith(NOT_SECRET_SUFFIXES):
         return False
     return any(word in lowered.split("_") for word in SECRET_WORDS)
 
 
-def entry_point_options(argument_specs, entry_point="main"):
-    """{input name: its spec} an entry point reads: main's inputs, then the entry point's own.
+def entry_point_options(argument_specs, entry_point=None):
+    """{input name: its spec} an entry point reads: main's inputs, then the entry point's own; with no entry point,
+    the inputs of them all.
 
     The roles' other entry points read the role's usual settings as main does (their specs list only what the
-    calling playbook passes in besides), so main's inputs come with every entry point.
+    calling playbook passes in besides), so main's inputs come with every entry point. Every entry point at once
+    serves a role's vars/main.yml, which cannot tell which entry point runs; an input of another entry point is
+    usually unset and then simply left out.
     """
-    if entry_point not in argument_specs:
+    if entry_point is not None and entry_point not in argument_specs:
         raise KeyError("no entry point %r; the role has %s" % (entry_point, ", ".join(sorted(argument_specs))))
     options = dict((argument_specs.get("main") or {}).get("options") or {})
-    options.update((argument_specs[entry_point] or {}).get("options") or {})
+    for name in [entry_point] if entry_point is not None else list(argument_specs):
+        options.update((argument_specs[name] or {}).get("options") or {})
     return options
 
 

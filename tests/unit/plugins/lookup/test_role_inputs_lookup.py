@@ -89,6 +89,42 @@ def test_the_issues_command_line():
 def test_unset_inputs_take_the_spec_default_or_are_left_out():
     typed = _lookup("kafka_broker")
     assert typed["kafka_broker_wait_timeout"] == 180 and "kafka_broker_id" not in typed
+    assert "kafka_broker_decommission_ids" not in typed
+
+
+def test_without_an_entry_point_every_entry_points_inputs():
+    typed = _lookup("kafka_verify", kafka_verify_produce_records="20", kafka_verify_steady_rate="2.5")
+    assert typed["kafka_verify_produce_records"] == 20 and typed["kafka_verify_steady_rate"] == 2.5
+    assert typed["kafka_verify_examples"] == 5
+
+
+@pytest.mark.parametrize("path", SPECS, ids=lambda path: path.split(os.sep)[-3])
+def test_an_input_has_one_type_in_every_entry_point(path):
+    """One name, one type: the lookup gives every entry point's inputs at once."""
+    with open(path, encoding="utf-8") as handle:
+        specs = yaml.safe_load(handle)["argument_specs"]
+    seen = {}
+    for entry_point, spec in specs.items():
+        for name, option in ((spec or {}).get("options") or {}).items():
+            kind = (option.get("type", "str"), option.get("elements"))
+            assert seen.setdefault(name, (kind, entry_point))[0] == kind, (name, entry_point, seen[name][1])
+
+
+@pytest.mark.parametrize("path", SPECS, ids=lambda path: path.split(os.sep)[-3])
+def test_no_converted_input_defaults_to_the_typed_copy(path):
+    """The lookup templates each input's value: one that read __<role>_inputs would call the lookup again."""
+    role = path.split(os.sep)[-3]
+    with open(path, encoding="utf-8") as handle:
+        specs = yaml.safe_load(handle)["argument_specs"]
+    options = {}
+    for spec in specs.values():
+        options.update(converted_options((spec or {}).get("options") or {}))
+    defaults_path = os.path.join(REPOSITORY, "roles", role, "defaults", "main.yml")
+    defaults = {}
+    if os.path.exists(defaults_path):
+        with open(defaults_path, encoding="utf-8") as handle:
+            defaults = yaml.safe_load(handle) or {}
+    assert [name for name in options if "_inputs" in str(defaults.get(name, ""))] == []
 
 
 def test_an_entry_point_adds_its_own_inputs():

@@ -123,6 +123,12 @@ def test_secret_names(name, secret):
     assert is_secret(name, {"type": "str"}) is secret
 
 
+def test_an_input_with_a_secret_suboption_is_a_secret():
+    users = {"type": "list", "elements": "dict", "options": {"name": {"type": "str"}, "password": {"type": "str"}}}
+    assert is_secret("x_users", users) is True
+    assert is_secret("x_instances", {"type": "list", "elements": "dict", "options": {"port": INT}}) is False
+
+
 def test_only_typed_inputs_without_secrets_get_a_copy():
     options = {"a_port": INT, "a_name": {"type": "str"}, "a_dir": {"type": "path"}, "a_any": {"type": "raw"},
                "a_flag": BOOL, "a_users": {"type": "dict", "no_log": True}, "a_list": {"type": "list"},
@@ -138,7 +144,8 @@ def test_inputs_not_given_are_left_out_and_the_rest_converted():
 def test_entry_points_read_mains_inputs_and_their_own():
     specs = {"main": {"options": {"a_port": INT}}, "preflight": {"options": {"a_port": INT}},
              "decommission": {"options": {"a_ids": {"type": "list", "elements": "int"}}}, "node_state": {}}
-    assert sorted(entry_point_options(specs)) == ["a_port"]
+    assert sorted(entry_point_options(specs, "main")) == ["a_port"]
+    assert sorted(entry_point_options(specs)) == ["a_ids", "a_port"]
     assert sorted(entry_point_options(specs, "decommission")) == ["a_ids", "a_port"]
     assert sorted(entry_point_options(specs, "node_state")) == ["a_port"]
     with pytest.raises(KeyError):
