@@ -346,9 +346,9 @@ def _as_typed(value):
 
 def _inputs_as_strings(roles, deployed):
     """["name=value", ...] for every int, float and bool input of the roles' main entry points, at the value in
-    force: the deployed settings', else the inventory's (the same on every host that sets it; an input set to
-    different values per host, such as an id, is left out, as one -e would give all hosts one value), else the
-    spec's default (left out when there is none, or it is a template)."""
+    force: the deployed settings', else the inventory's or the spec's default, when that is the same on every
+    host (an input in force at different values per host, such as an id, is left out, as one -e would give every
+    host one value; so is one without a default, or with a template)."""
     runner = testinfra.utils.ansible_runner.AnsibleRunner(INVENTORY)
     host_variables = [runner.get_variables(name) for name in runner.get_hosts("all")]
     pairs = []
@@ -361,10 +361,10 @@ def _inputs_as_strings(roles, deployed):
             if name in deployed:
                 value = deployed[name]
             else:
-                given = {json.dumps(variables[name]) for variables in host_variables if name in variables}
-                if len(given) > 1:
+                in_force = {json.dumps(variables.get(name, option.get("default"))) for variables in host_variables}
+                if len(in_force) > 1:
                     continue
-                value = json.loads(given.pop()) if given else option.get("default")
+                value = json.loads(in_force.pop())
             if value is None or "{{" in str(value):
                 continue
             pairs.append("%s=%s" % (name, _as_typed(value)))
