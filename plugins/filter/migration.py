@@ -9,6 +9,7 @@ from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
 from ansible_collections.kafkaops.cluster.plugins.filter.kraft import java_properties
+from ansible_collections.kafkaops.cluster.plugins.plugin_utils._role_inputs import InputTypeError, convert
 
 # The steps of the migration, in the order Kafka's procedure (KIP-866) takes them. Each is also a phase
 # name the operator gives (-e phase=...): the run goes up to and including it.
@@ -242,7 +243,7 @@ def kafka_migration_precheck(brokers, controllers, broker_hosts, controller_host
         for key in _hand_set(settings):
             problems.append("%s: kafka_broker_properties sets %s, which the migration sets itself or which a KRaft "
                             "broker does not take; remove it" % (host, key))
-        if variables.get("kafka_broker_combined"):
+        if _flag(variables, "kafka_broker_combined"):
             problems.append("%s: kafka_broker_combined; the migration needs dedicated controllers" % host)
         peer = _migration_peer(variables)
         if "SSL" in peer["internal_protocol"] and peer["internal_client_auth"] not in ("", "none"):
@@ -250,7 +251,7 @@ def kafka_migration_precheck(brokers, controllers, broker_hosts, controller_host
                             "brokers on INTERNAL without a certificate of their own in this version (let SASL or "
                             "nothing authenticate the brokers there: none)" % (host, peer["internal_client_auth"]))
         peers.append((host, peer))
-        broker_authorizer = broker_authorizer or bool(variables.get("kafka_broker_authorizer_enabled"))
+        broker_authorizer = broker_authorizer or _flag(variables, "kafka_broker_authorizer_enabled")
     # The controllers log in to every broker and to ZooKeeper with one setting each.
     for key, variable in _PEER_SETTINGS:
         found = sorted(set(str(peer[key]) for host, peer in peers))
@@ -262,11 +263,19 @@ def kafka_migration_precheck(brokers, controllers, broker_hosts, controller_host
         for key in _hand_set(variables.get("kafka_controller_properties") or {}):
             problems.append("%s: kafka_controller_properties sets %s, which the migration sets itself; remove it"
                             % (host, key))
-        enabled = variables.get("kafka_controller_authorizer_enabled")
-        if broker_authorizer and enabled is not None and str(enabled).lower() in ("false", "no", "0"):
+        if (broker_authorizer and variables.get("kafka_controller_authorizer_enabled") is not None
+                and not _flag(variables, "kafka_controller_authorizer_enabled")):
             problems.append("%s: kafka_controller_authorizer_enabled is false while the brokers enforce ACLs; the "
                             "controllers would accept ACL changes unchecked" % host)
     return problems
+
+
+def _flag(variables, name):
+    """A host's bool setting as the roles read it (lookup role_inputs): "false" from -e is false; unset is false."""
+    try:
+        return convert(name, variables.get(name) or False, {"type": "bool"})
+    except InputTypeError as error:
+        raise AnsibleFilterError(str(error)) from None
 
 
 def _release(version):

@@ -13,6 +13,8 @@ import tempfile
 
 import pytest
 import testinfra
+import testinfra.utils.ansible_runner
+import yaml
 
 INVENTORY = os.environ["MOLECULE_INVENTORY_FILE"]
 PROJECT = os.environ.get("MOLECULE_PROJECT_DIRECTORY", os.getcwd())
@@ -122,8 +124,12 @@ def _run_at_once(playbooks, environment=None):
     for playbook, extra_vars, *more in playbooks:
         output = tempfile.TemporaryFile(mode="w+")
         sources = [INVENTORY] + (more[0] if more else [])
+        # A mapping goes as one JSON -e (typed values); a list of "key=value" as one -e each, strings all, as
+        # an operator types them.
+        extra_options = (["-e", json.dumps(extra_vars)] if isinstance(extra_vars, dict)
+                         else [option for pair in extra_vars for option in ("-e", pair)])
         command = (["ansible-playbook"] + [option for source in sources for option in ("-i", source)]
-                   + [playbook, "-e", json.dumps(extra_vars)])
+                   + [playbook] + extra_options)
         runs.append((subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, text=True, env=environment),
                      output))
     outcomes = []
@@ -322,3 +328,95 @@ def test_an_inventory_without_a_registered_broker_is_refused_before_any_change(d
     # Broker 1004 runs, and no file or process of any node changed.
     assert all(pid != "0" for unused, pids in before.values() for pid in pids)
     assert after == before
+
+
+# Issue 34, "inputs typed once": every -e key=value is a string, and the roles convert each input by its argument
+# spec's type once (lookup role_inputs). Given every int, float and bool input of the roles in play as such a
+# string, at the value the cluster runs with, site.yml passes and changes nothing; a value that is no int is
+# refused in the first play, naming the variable, the value and the type, before any change.
+TYPED_ROLES = {"multi-broker": ("zookeeper", "kafka_broker"), "kraft-secure": ("kafka_controller", "kafka_broker")}
+
+
+def _as_typed(value):
+    """The text an operator types for a value: true/false for a bool, the number's own digits otherwise."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _inputs_as_strings(roles, deployed):
+    """["name=value", ...] for every int, float and bool input of the roles' main entry points, at the value in
+    force: the deployed settings', else the inventory's or the spec's default, when that is the same on every
+    host (an input in force at different values per host, such as an id, is left out, as one -e would give every
+    host one value; so is one without a default, or with a template)."""
+    runner = testinfra.utils.ansible_runner.AnsibleRunner(INVENTORY)
+    host_variables = [runner.get_variables(name) for name in runner.get_hosts("all")]
+    pairs = []
+    for role in roles:
+        with open(os.path.join(PROJECT, "roles", role, "meta", "argument_specs.yml"), encoding="utf-8") as handle:
+            options = yaml.safe_load(handle)["argument_specs"]["main"]["options"]
+        for name, option in sorted(options.items()):
+            if option.get("type") not in ("int", "float", "bool"):
+                continue
+            if name in deployed:
+                value = deployed[name]
+            else:
+                in_force = {json.dumps(variables.get(name, option.get("default"))) for variables in host_variables}
+                if len(in_force) > 1:
+                    continue
+                value = json.loads(in_force.pop())
+            if value is None or "{{" in str(value):
+                continue
+            pairs.append("%s=%s" % (name, _as_typed(value)))
+    return pairs
+
+
+def _typed_snapshot(hosts_and_paths):
+    """{host: (sha256 of each file, MainPID of each kafka/zookeeper unit)}."""
+    snapshot = {}
+    for name, paths in hosts_and_paths.items():
+        node = testinfra.get_host(name, ansible_inventory=INVENTORY, connection="ansible")
+        pids = node.check_output("systemctl show --property=MainPID --value 'kafka-*' 'zookeeper*'").split()
+        snapshot[name] = ({path: node.file(path).sha256sum for path in paths}, pids)
+    return snapshot
+
+
+def _typed_runs(scenario, deployed, watched):
+    """(state before, outcome of the run with every typed input as a string, outcome of the run with
+    kafka_broker_min_insync_replicas=two, state after, the pairs given)."""
+    environment = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(PROJECT, ".cache", "collections"),
+                       ANSIBLE_CONFIG=os.path.join(PROJECT, "ansible.cfg"))
+    pairs = _inputs_as_strings(TYPED_ROLES[scenario], deployed)
+    before = _typed_snapshot(watched)
+    # One after the other: the first run must find nothing to change, so the refusal must not race it.
+    as_strings, = _run_at_once([("kafkaops.cluster.site", [json.dumps(deployed)] + pairs)], environment)
+    refused, = _run_at_once([("kafkaops.cluster.site", [json.dumps(deployed)] + pairs
+                              + ["kafka_broker_min_insync_replicas=two"])], environment)
+    return before, as_strings, refused, _typed_snapshot(watched), pairs
+
+
+def _check_typed_runs(runs, expected_names):
+    before, (code, output), refused, after, pairs = runs
+    given = {pair.split("=", 1)[0] for pair in pairs}
+    assert expected_names <= given, sorted(expected_names - given)
+    assert code == 0, output[-3000:]
+    recaps = re.findall(r"(\S+) : ok=\d+ changed=(\d+) unreachable=0 failed=0", output)
+    assert recaps and all(changed == "0" for unused, changed in recaps), output[-3000:]
+    _check_refused(refused, "kafka_broker_min_insync_replicas: 'two' is not an int")
+    assert all(pid != "0" for unused, pids in before.values() for pid in pids)
+    assert after == before
+
+
+@pytest.mark.scenarios("multi-broker")
+def test_zookeeper_and_broker_inputs_given_as_strings_change_nothing(saved):
+    runs = _typed_runs("multi-broker", saved("deployed-settings.json"), {HOST: WATCHED_FILES})
+    _check_typed_runs(runs, {"zookeeper_client_port", "zookeeper_tick_time", "zookeeper_prometheus_enabled",
+                             "kafka_broker_min_insync_replicas", "kafka_broker_num_partitions",
+                             "kafka_broker_prometheus_enabled", "kafka_broker_jmx_tls", "kafka_broker_combined"})
+
+
+@pytest.mark.scenarios("kraft-secure")
+def test_controller_and_broker_inputs_given_as_strings_change_nothing():
+    runs = _typed_runs("kraft-secure", {}, KRAFT_SECURE_FILES)
+    _check_typed_runs(runs, {"kafka_controller_port", "kafka_controller_max_lag", "kafka_controller_prometheus_enabled",
+                             "kafka_broker_authorizer_enabled", "kafka_broker_min_insync_replicas"})
