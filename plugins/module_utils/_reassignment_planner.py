@@ -104,10 +104,11 @@ that breaks the rule leaves it, and makes no rack fuller than that.
   brokers (cost 0) and to the new ones (cost 1), per-rack capacity the rule's limit or what the group
   holds in the rack now, whichever is larger; counts are floor/ceil where the restriction allows it (old
   brokers can only lose, so one holding less than the floor now rules it out), else the most even it
-  allows (as in rule 3). *Bound*: the dual bound of that network. Every move of an add plan lands on a
-  new broker, so the moves are the replicas the new brokers receive; the network's flows are exactly
-  the add plans, so by weak duality no add plan with such counts has the new brokers receive fewer,
-  and ``replica_moves == lower_bound`` as in full.
+  allows (as in rule 3, and as there with the fewest moves for the counts chosen; another vector as
+  even may need fewer). *Bound*: the dual bound of that network. Every move of an add plan lands on a
+  new broker, so the moves are the replicas the new brokers receive; the network's flows are exactly the
+  add plans, so by weak duality no add plan with floor/ceil counts (in the fallback, with the same
+  counts) has the new brokers receive fewer, and ``replica_moves == lower_bound``.
 * ``remove`` (brokers leave): every replica on a target stays; the replicas on the brokers left out of
   the targets (``leaving_brokers``) go to targets that hold none of the partition. *Bound*: the number of
   replicas on leaving brokers. Each of them must be copied somewhere (the replication factor is kept)
@@ -117,7 +118,8 @@ that breaks the rule leaves it, and makes no rack fuller than that.
   (``offline_replicas``), are placed on live targets holding none of the partition (not back on the
   failed dir's broker); every other replica stays, and leaders change only where the leader's replica
   is offline. *Bound*: the number of offline replicas placed, met for the reason given for remove.
-  Partitions with no replica left to copy from are left as they are and named in the summary.
+  Partitions with no replica left to copy from are left as they are and named in the summary; their
+  places in live brokers' lists count in the replica balance (not in the bytes balance: they hold none).
 * ``demote``: no replica moves; each replica list is reordered so that no broker of ``demote_brokers``
   is the preferred leader where another replica can be, with the leader counts over the other brokers as
   in rule 5 (the leader network of the full mode, each partition's edges only to its brokers that are not
@@ -1490,8 +1492,16 @@ def _placement(mode, entries, live, targets, layout, broker_list_given, new_brok
         counts = collections.Counter(itertools.chain.from_iterable(chosen))
         even = _spread([counts[broker] for broker in targets]) <= 1
     elif staying is not None:
-        chosen, bound, even, counting_bound = _place_displaced(chosen_entries, _subset(staying, placing),
-                                                               _subset(barred, placing), targets, layout)
+        # Partitions fix_offline leaves alone (nothing to copy from) stay in the replica lists of live brokers:
+        # in the network as replicas that stay, so that the counts balance with them.
+        network_entries, network_staying = list(entries), list(staying)
+        for index in sorted(set(range(len(entries))) - set(placing)):
+            listed = tuple(sorted(broker for broker in entries[index][2] if broker in target_set))
+            network_entries[index] = entries[index][:3] + (len(listed),)
+            network_staying[index] = listed
+        chosen, bound, even, counting_bound = _place_displaced(network_entries, network_staying, barred, targets,
+                                                               layout)
+        chosen = _subset(chosen, placing)
     else:
         new_positions = None
         if mode == "add":

@@ -242,8 +242,11 @@ def test_add_keeps_old_brokers_apart_where_full_would_move_between_them():
     uneven = Case({"t": {0: [1, 2], 1: [1, 2], 2: [1, 2], 3: [1, 3]}}, LIVE, [1, 2, 3, 4], "add")
     result = uneven.plan()
     counts = counts_of(check_mode(uneven, result).values(), [1, 2, 3, 4])
-    # Broker 3 holds 1 and may not gain: floor/ceil (2 each) is out of reach; the rest is as even as it gets.
-    assert counts == {1: 2, 2: 3, 3: 1, 4: 2} and not result["summary"]["replicas_even"]
+    # Broker 3 holds 1 and may not gain: floor/ceil (2 each) is out of reach; the rest is as even as it gets
+    # (3, 2, 2 over brokers 1, 2 and 4).
+    assert counts[3] == 1 and sorted(counts.values()) == [1, 2, 2, 3]
+    assert result["summary"]["replica_moves"] == result["summary"]["lower_bound"] == counts[4]
+    assert not result["summary"]["replicas_even"]
 
 
 def test_remove_moves_only_the_leaving_brokers_replicas():
@@ -487,9 +490,10 @@ def test_random_clusters_with_many_groups(rng, mode):
     # Where several plans are minimal the two ways may choose different ones (and so different leaders).
     for key in ("replica_moves", "lower_bound", "replicas_even"):
         assert result["summary"][key] == expected["summary"][key], key
-    spread = [(row["broker"], row["replicas_after"]) for row in expected["summary"]["brokers"]]
-    assert sorted(count for _broker, count in spread) == sorted(
-        row["replicas_after"] for row in result["summary"]["brokers"])
+    if not expected["summary"].get("offline_unrecoverable"):
+        # (Partitions fix_offline leaves alone are outside the balance: their counts may differ.)
+        assert sorted(row["replicas_after"] for row in expected["summary"]["brokers"]) == sorted(
+            row["replicas_after"] for row in result["summary"]["brokers"])
 
 
 @settings(max_examples=150, deadline=None)
@@ -523,10 +527,36 @@ def even(counts):
 @settings(max_examples=150, deadline=None)
 @given(st.randoms(use_true_random=False), st.sampled_from(MODES))
 def test_most_even_and_fewest_moves_by_brute_force(rng, mode):
-    case = random_case(rng, mode, max_brokers=5, max_topics=2, max_partitions=2)
-    result = planned(case)
+    check_brute_force(random_case(rng, mode, max_brokers=5, max_topics=2, max_partitions=2))
+
+
+def test_add_uneven_counts_by_brute_force():
+    """Old brokers below the floor rule out floor/ceil counts in add mode; then the plan is as even as
+    any add plan and moves the fewest for its counts. Seeded, so that such cases come every run."""
+    rng = random.Random(35)
+    uneven = 0
+    for _number in range(200):
+        # Brokers 1-3 hold replicas, broker 3 few of them; 4 (and 5) are new.
+        assignment = {"t": {}}
+        for partition in range(rng.randint(3, 6)):
+            replicas = [rng.choice([1, 2, 1, 2, 3])]
+            if rng.random() < 0.7:
+                replicas.append(rng.choice([broker for broker in (1, 2, 3) if broker not in replicas]))
+            assignment["t"][partition] = replicas
+        brokers = [1, 2, 3, 4] + ([5] if rng.random() < 0.3 else [])
+        racks = dict((broker, None) for broker in brokers)
+        if rng.random() < 0.3:
+            racks = dict((broker, rng.choice(["a", "b"])) for broker in brokers)
+        uneven += check_brute_force(Case(assignment, racks, brokers, "add"), record=False) is False
+    assert uneven >= 10, uneven
+
+
+def check_brute_force(case, record=True):
+    """Compare the plan with every plan the mode allows; returns whether the counts were even (None when
+    the mode refused)."""
+    result = planned(case, record=record)
     if result is None:
-        return
+        return None
     keys = sorted(final_assignment(case.assignment, result))
     current = [case.assignment[topic][partition] for topic, partition in keys]
     options = [case.choices(key, replicas) for key, replicas in zip(keys, current, strict=True)]
@@ -548,6 +578,38 @@ def test_most_even_and_fewest_moves_by_brute_force(rng, mode):
     else:
         best_moves = min(moves for plan_counts, moves in plans if plan_counts == counts)
     assert result["summary"]["replica_moves"] == result["summary"]["lower_bound"] == best_moves
+    assert result["summary"]["replicas_even"] == even(counts)
+    return even(counts)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.randoms(use_true_random=False), st.sampled_from(MODES))
+def test_no_plan_of_the_mode_with_the_same_balance_copies_less_than_the_bytes_bound(rng, mode):
+    case = random_case(rng, mode, max_brokers=5, max_topics=2, max_partitions=2)
+    sizes = dict((topic, dict((partition, rng.randint(0, 20)) for partition in partitions))
+                 for topic, partitions in case.assignment.items())
+    result = planned(case, balance="bytes", sizes=sizes)
+    if result is None:
+        return
+    rows = dict((row["broker"], row) for row in result["summary"]["brokers"])
+    after = [rows[broker]["bytes_after"] for broker in case.targets]
+    keys = sorted(final_assignment(case.assignment, result))
+    current = [case.assignment[topic][partition] for topic, partition in keys]
+    bound = result["summary"]["bytes_moved_lower_bound"]
+    found = False
+    for combination in itertools.product(*[case.choices(key, r) for key, r in zip(keys, current, strict=True)]):
+        loads = counts_of([], case.targets)
+        copied = 0
+        for (topic, partition), chosen, before in zip(keys, combination, current, strict=True):
+            for broker in chosen:
+                # A replica on a failed log dir holds nothing (fix_offline leaves such partitions as they are).
+                if broker in loads and broker not in case.offline((topic, partition)):
+                    loads[broker] += sizes[topic][partition]
+                copied += sizes[topic][partition] if broker not in before else 0
+        if min(after) <= min(loads.values()) and max(loads.values()) <= max(after):
+            found = True
+            assert copied >= bound, (combination, copied, result["summary"])
+    assert found
 
 
 @settings(max_examples=150, deadline=None)
