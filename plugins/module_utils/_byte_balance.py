@@ -64,6 +64,28 @@ Each line holds for every such plan on its own, so their largest, ``bytes_moved_
 whatever way the plan was found. The ratio ``bytes_moved / bytes_moved_lower_bound`` says how close to
 the least copying this balance allows the plan came.
 
+Restricted placements (the planner's modes)
+-------------------------------------------
+The planner's modes other than ``full`` allow fewer changes; the same steps run with two rules on who may
+gain and who may lose a replica (``_State.may_take``):
+
+* ``receivers`` (mode ``add``): a partition gains a replica only on one of these brokers, or back on a
+  broker that held it at the start; so every copy lands on a receiver.
+* ``keep_current`` (modes ``remove`` and ``fix_offline``): no replica held at the start on a target leaves
+  it; only the replicas that must be placed (off leaving brokers, off failed log dirs: ``barred``, which
+  the partition may not gain back either) are placed, and may move again among the brokers that may take
+  them.
+
+A partition that breaks the rack rule now may keep doing so in these modes (they may not move the replica
+that would mend it); no step makes it worse, a rack gains a replica only below the partition's limit. So
+the third line of the bound counts, in these modes, every current replica on a target (not barred) as one
+the partition can keep, whatever its rack. With ``keep_current`` every other replica is a copy and no
+replica kept is one, so the third line equals ``bytes_moved``: the bound is met exactly.
+
+In mode ``add`` the lines are read the same way, for plans that copy only onto the receivers: the other
+brokers only lose bytes, so what the receivers must gain (the first line) and what the others must shed
+(the second) both arrive on receivers as copies.
+
 The best balance any plan reaches
 ---------------------------------
 ``imbalance_lower_bound`` is an imbalance no placement of the entries on the targets goes below, however
@@ -112,11 +134,19 @@ _TOLERANCE = 0.005
 class _State(object):
     """Replica sets as target positions, with each broker's bytes, count and replicas by size."""
 
-    def __init__(self, sizes, weights, racks, limits):
+    def __init__(self, sizes, weights, racks, limits, receivers=None, keep_current=False, barred=None):
         self.sizes = sizes
         self.weights = weights
         self.racks = racks
         self.limits = limits
+        # The planner's restricted modes (module docstring): positions that may gain a replica a partition
+        # did not hold at the start (None: every one), and whether replicas held at the start stay.
+        self.receivers = receivers
+        self.keep_current = keep_current
+        # Per entry, positions whose replica is lost (a failed log dir) and may not come back; or None.
+        self.barred = barred
+        # Positions each partition holds at the start; set by _forced.
+        self.started = [()] * len(sizes)
         self.sets = [[] for _size in sizes]
         self.loads = [0] * len(weights)
         self.counts = [0] * len(weights)
@@ -147,6 +177,12 @@ class _State(object):
         members = self.sets[index]
         if position in members:
             return False
+        if self.keep_current and leaving is not None and leaving in self.started[index]:
+            return False
+        if self.receivers is not None and position not in self.receivers and position not in self.started[index]:
+            return False
+        if self.barred is not None and position in self.barred[index]:
+            return False
         if self.racks is None:
             return True
         rack = self.racks[position]
@@ -155,19 +191,25 @@ class _State(object):
 
 
 def _forced(state, entries, position_of, ceilings):
-    """Step 1: replicas off non-targets, beyond the replication factor or the rack limit; missing ones placed."""
+    """Step 1: replicas off non-targets, beyond the replication factor or the rack limit; missing ones placed.
+    A replica on a barred position (a failed log dir) counts as missing."""
+    barred = state.barred
     missing = []
+    restricted = state.receivers is not None or state.keep_current
     for index, entry in enumerate(entries):
         for broker in entry[2]:
             position = position_of.get(broker)
-            if position is not None:
+            if position is not None and not (barred and position in barred[index]):
                 state.add(index, position, sort=False)
+        if restricted:
+            state.started[index] = frozenset(state.sets[index])
     for held in state.held:
         held.sort()
     for index, entry in enumerate(entries):
         wanted = entry[3]
-        # Over the rack limit: the replicas of the rack's fullest brokers leave first.
-        if state.racks is not None:
+        # Over the rack limit: the replicas of the rack's fullest brokers leave first (a restricted mode may
+        # not move them: they stay, and nothing makes the rack fuller).
+        if state.racks is not None and not restricted:
             while True:
                 per_rack = {}
                 for member in state.sets[index]:
@@ -183,11 +225,9 @@ def _forced(state, entries, position_of, ceilings):
     missing.sort(key=lambda index: (-state.sizes[index], index))
     for index in missing:
         while len(state.sets[index]) < entries[index][3]:
-            open_positions = [position for position in range(len(state.weights))
-                              if state.may_take(index, position) and state.counts[position] < ceilings[position]]
-            if not open_positions:
-                open_positions = [position for position in range(len(state.weights)) if state.may_take(index, position)]
-            state.add(index, min(open_positions, key=lambda position: (state.fill(position), position)))
+            allowed = [position for position in range(len(state.weights)) if state.may_take(index, position)]
+            open_positions = [position for position in allowed if state.counts[position] < ceilings[position]]
+            state.add(index, min(open_positions or allowed, key=lambda position: (state.fill(position), position)))
 
 
 def _pair_targets(state, giver, receiver, total, weight_sum):
@@ -413,7 +453,8 @@ def _imbalance_lower_bound(entries, sizes, weights, base):
     return float(max(fractions.Fraction(1), largest / mean))
 
 
-def balance_bytes(entries, sizes, targets, layout=None, weights=None, count_slack=None, base=None):
+def balance_bytes(entries, sizes, targets, layout=None, weights=None, count_slack=None, base=None, receivers=None,
+                  keep_current=False, barred=None, rack_limits=None):
     """Replica sets for ``entries`` on ``targets`` that even out the fill of the target brokers.
 
     entries: ``(topic, partition, current replicas, wanted replication factor)`` per partition, as the
@@ -426,6 +467,12 @@ def balance_bytes(entries, sizes, targets, layout=None, weights=None, count_slac
         weight over all weights); default half its share, at least 1.
     base: ``{broker: bytes}`` a target holds besides the entries (other topics, other files), counted
         in its fill, never moved; default none.
+    receivers, keep_current: the restrictions of the planner's modes (module docstring): the broker ids
+        that may gain replicas a partition does not hold now (None: every target), and whether every
+        replica on a target now stays.
+    barred: per entry, broker ids whose replica of it is lost (a failed log dir): placed again elsewhere,
+        never back there; or None.
+    rack_limits: per entry, the most replicas it may have in one rack (with ``layout``); default the rack rule's.
 
     Returns a dict: ``final_sets`` (a sorted tuple of broker ids per entry), ``bytes_moved``,
     ``bytes_moved_lower_bound`` (see the module docstring), ``bytes_before`` and ``bytes_after``
@@ -444,8 +491,14 @@ def balance_bytes(entries, sizes, targets, layout=None, weights=None, count_slac
         for rack, members in enumerate(layout):
             for position in members:
                 racks[position] = rack
-        limits = [_per_rack_limit(replication_factor, layout) for replication_factor in wanted]
-    state = _State(list(sizes), weight_list, racks, limits)
+        limits = list(rack_limits or [_per_rack_limit(replication_factor, layout) for replication_factor in wanted])
+    receiver_positions = None if receivers is None else frozenset(position_of[broker] for broker in receivers)
+    barred_positions = None
+    if barred is not None:
+        barred_positions = [frozenset(position_of[broker] for broker in lost if broker in position_of)
+                            for lost in barred]
+    restricted = receivers is not None or keep_current
+    state = _State(list(sizes), weight_list, racks, limits, receiver_positions, keep_current, barred_positions)
     base_list = [int((base or {}).get(broker) or 0) for broker in targets]
     state.loads = list(base_list)
 
@@ -470,8 +523,10 @@ def balance_bytes(entries, sizes, targets, layout=None, weights=None, count_slac
     # limit per rack; every replica beyond what it keeps is a copy.
     forced = 0
     for index, entry in enumerate(entries):
-        kept = [position_of[broker] for broker in entry[2] if broker in position_of]
-        if racks is not None:
+        kept = [position_of[broker] for broker in entry[2]
+                if broker in position_of and not (barred_positions and position_of[broker] in barred_positions[index])]
+        # A restricted mode keeps a replica that breaks the rack rule (module docstring).
+        if racks is not None and not restricted:
             per_rack = {}
             for position in kept:
                 per_rack[racks[position]] = per_rack.get(racks[position], 0) + 1

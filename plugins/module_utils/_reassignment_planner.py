@@ -91,6 +91,46 @@ Leaders are chosen the same way: groups of partitions with the same final replic
 current leader, edges to the brokers of the set (cost 0 to the current leader), broker capacities
 floor/ceil of ``P / n``. Reordering is not a move, but the plan stays as short as it can be.
 
+Modes
+-----
+``mode`` narrows what a plan may change; everything above describes ``full``, the default. The other
+modes keep every partition's replication factor. With the rack rule, a partition never ends with more
+replicas in a rack than the rule allows or than it has there now: a mode that may not move the replica
+that breaks the rule leaves it, and makes no rack fuller than that.
+
+* ``add`` (brokers were added): a partition may keep any of its replicas and gain replicas only on the
+  *new* brokers (``new_brokers``, by default the targets holding none of the selected partitions); no
+  replica moves between the others. The network is the one above with edges only to a group's current
+  brokers (cost 0) and to the new ones (cost 1), per-rack capacity the rule's limit or what the group
+  holds in the rack now, whichever is larger; counts are floor/ceil where the restriction allows it (old
+  brokers can only lose, so one holding less than the floor now rules it out), else the most even it
+  allows (as in rule 3, and as there with the fewest moves for the counts chosen; another vector as
+  even may need fewer). *Bound*: the dual bound of that network. Every move of an add plan lands on a
+  new broker, so the moves are the replicas the new brokers receive; the network's flows are exactly the
+  add plans, so by weak duality no add plan with floor/ceil counts (in the fallback, with the same
+  counts) has the new brokers receive fewer, and ``replica_moves == lower_bound``.
+* ``remove`` (brokers leave): every replica on a target stays; the replicas on the brokers left out of
+  the targets (``leaving_brokers``) go to targets that hold none of the partition. *Bound*: the number of
+  replicas on leaving brokers. Each of them must be copied somewhere (the replication factor is kept)
+  and nothing else may move, so every remove plan makes exactly that many moves: the bound is met, and
+  the only choice, where they go, is made by a flow (_place_displaced) for the most even counts.
+* ``fix_offline``: the replicas on brokers that are not live, or on a live broker's failed log dir
+  (``offline_replicas``), are placed on live targets holding none of the partition (not back on the
+  failed dir's broker); every other replica stays, and leaders change only where the leader's replica
+  is offline. *Bound*: the number of offline replicas placed, met for the reason given for remove.
+  Partitions with no replica left to copy from are left as they are and named in the summary; their
+  places in live brokers' lists count in the replica balance (not in the bytes balance: they hold none).
+* ``demote``: no replica moves; each replica list is reordered so that no broker of ``demote_brokers``
+  is the preferred leader where another replica can be, with the leader counts over the other brokers as
+  in rule 5 (the leader network of the full mode, each partition's edges only to its brokers that are not
+  demoted). *Bound*: 0 moves, trivially met. A partition whose every replica is demoted keeps its leader
+  and is counted and named in the summary (``demote_impossible``): refusing the whole plan for it would
+  keep every other partition led by the broker the operator wants to take out.
+
+With ``balance="bytes"`` the modes restrict the bytes balance the same way (_byte_balance, "Restricted
+placements"); its ``bytes_moved_lower_bound`` is then a bound among the plans of the mode, and for
+remove and fix_offline it is met exactly (the bytes of the replicas placed). demote copies no bytes.
+
 Determinism and speed
 ---------------------
 Every collection is sorted before it is walked, or walked in an order built from sorted ones; no
@@ -227,37 +267,38 @@ def _normalise_brokers(brokers):
     return normalised
 
 
-def parse_broker_list(broker_list, brokers=None):
+def parse_broker_list(broker_list, brokers=None, field="broker_list"):
     """Target brokers as ints, in the given order.
 
     ``broker_list`` is a list of ints or a comma-separated string such as ``"1001,1002,1003"`` (the
     form Kafka's reassignment tool takes). With ``brokers`` (live broker ids, or a mapping whose
-    keys are), every listed broker must be live. Raises PlanError("broker_list", ...).
+    keys are), every listed broker must be live. Raises PlanError(field, ...): the modes' lists of
+    brokers (new_brokers, demote_brokers) are read here too.
     """
     if isinstance(broker_list, str):
         items = [item.strip() for item in broker_list.split(",")]
         parsed = []
         for item in items:
             if not item.isdigit():
-                raise PlanError("broker_list", "%r is not a broker id (expected e.g. \"1001,1002,1003\")" % item)
+                raise PlanError(field, "%r is not a broker id (expected e.g. \"1001,1002,1003\")" % item)
             parsed.append(int(item))
     elif isinstance(broker_list, (list, tuple)):
         parsed = list(broker_list)
         for broker in parsed:
-            _broker_id(broker, "broker_list", "broker_list")
+            _broker_id(broker, field, field)
     else:
-        raise PlanError("broker_list", "expected a list of broker ids or a comma-separated string")
+        raise PlanError(field, "expected a list of broker ids or a comma-separated string")
     if not parsed:
-        raise PlanError("broker_list", "no broker listed")
+        raise PlanError(field, "no broker listed")
     seen = set()
     for broker in parsed:
         if broker in seen:
-            raise PlanError("broker_list", "broker %d is listed twice" % broker)
+            raise PlanError(field, "broker %d is listed twice" % broker)
         seen.add(broker)
     if brokers is not None:
         missing = sorted(broker for broker in parsed if broker not in brokers)
         if missing:
-            raise PlanError("broker_list", "not a live broker: %s" % ", ".join(str(broker) for broker in missing))
+            raise PlanError(field, "not a live broker: %s" % ", ".join(str(broker) for broker in missing))
     return parsed
 
 
@@ -871,9 +912,13 @@ def _group_order(grouped):
     return sorted(grouped)
 
 
-def _place_replicas(entries, targets, layout):
+def _place_replicas(entries, targets, layout, new_positions=None):
     """Final replica sets (sorted tuples of broker ids) for every entry, the dual lower bound,
-    whether the counts are even (floor/ceil), and the counting bound."""
+    whether the counts are even (floor/ceil), and the counting bound.
+
+    new_positions (mode add): the only target positions a partition may gain a replica on; it keeps
+    any of its current ones, and keeps within a rack at most as many as the rack rule allows or it
+    holds there now. None: any target (mode full)."""
     broker_count = len(targets)
     target_set = frozenset(targets)
     grouped = {}
@@ -907,9 +952,12 @@ def _place_replicas(entries, targets, layout):
     # Edges that cost a move start out only where a move is plausible: from groups that lack
     # replicas, sit on a broker above its floor or break the rack rule, to brokers below their
     # ceiling. _transport adds any other edge the dual shows to be useful.
-    receivers = set(position for position in range(broker_count) if held[position] < ceiling)
+    receivers = set(position for position in range(broker_count) if held[position] < ceiling
+                    and (new_positions is None or position in new_positions))
     racks = [tuple(range(broker_count))] if layout is None else [tuple(rack) for rack in layout]
     rack_receivers = [[broker for broker in rack if broker in receivers] for rack in racks]
+    # Where a group could move units to, for _joining: every broker, or (mode add) the new ones.
+    anywhere = racks[0] if new_positions is None else tuple(sorted(new_positions))
     many = len(keys) > _MANY_GROUPS
 
     def build(key_index):
@@ -927,6 +975,12 @@ def _place_replicas(entries, targets, layout):
         bundles = []
         for rack_index, rack in enumerate(racks):
             capacity = size * replication_factor if layout is None else size * min(limit, len(rack))
+            if new_positions is not None:
+                # Mode add: a rack crowded now may stay so (the replica that would mend it may not move
+                # between old brokers), never more; only kept and new brokers are open.
+                rack = tuple(broker for broker in rack if broker in kept_set or broker in new_positions)
+                if layout is not None:
+                    capacity = max(capacity, size * len(kept_set.intersection(rack)))
             extra = set()
             if movable:
                 chosen = [broker for broker in rack_receivers[rack_index] if broker not in kept_set]
@@ -953,7 +1007,7 @@ def _place_replicas(entries, targets, layout):
                     continue
             # Without racks a group could move replicas to any target broker (one tuple shared by all).
             candidates.append((key_index, len(grouped[(replication_factor, kept)]), positions,
-                               racks[0] if layout is None else None))
+                               anywhere if layout is None else None))
         left_out = _left_out_groups(candidates, held, floor)
     groups = [None if left_out and key_index in left_out else build(key_index) for key_index in range(len(keys))]
     flows, bound, even = _transport(broker_count, groups, total, left_out, build)
@@ -987,8 +1041,86 @@ def _place_replicas(entries, targets, layout):
     return final_sets, bound, even, counting_bound
 
 
+def _displaced_rack_limit(need, staying, open_brokers, limit):
+    """The least per-rack limit (at least the rack rule's ``limit``) at which the open brokers of each
+    rack, below the limit less the replicas staying there, hold ``need`` more replicas."""
+    while sum(min(max(0, limit - stay), room) for stay, room in zip(staying, open_brokers, strict=True)) < need:
+        limit += 1
+    return limit
+
+
+def _place_displaced(entries, staying, barred, targets, layout):
+    """Final replica sets when the replicas in ``staying`` stay and only the others are placed (modes
+    remove and fix_offline); with the dual lower bound, whether the counts are even, and the counting bound.
+
+    staying: per entry, the sorted tuple of its brokers that keep their replica. barred: per entry, the
+    sorted tuple of target brokers that hold it now but lose the replica (a failed log dir): not a place
+    for it. The other replicas of each entry go to target brokers that hold none of it, within its rack
+    limit (_displaced_rack_limit: the rack rule's, unless staying replicas crowd a rack or brokers are
+    barred). Every one of them is a move and nothing else is, so the moves are their number; the flow
+    only chooses where, as evenly as the staying replicas allow (the network of _place_replicas, with
+    one node for a group's staying replicas, edges only to them, and one for its displaced ones).
+    """
+    broker_count = len(targets)
+    position_of = dict((broker, position) for position, broker in enumerate(targets))
+    racks = [tuple(range(broker_count))] if layout is None else [tuple(rack) for rack in layout]
+    grouped = {}
+    for index, entry in enumerate(entries):
+        grouped.setdefault((entry[3], staying[index], barred[index]), []).append(index)
+    keys = _group_order(grouped)
+    groups, parts = [], []
+    displaced = 0
+    for replication_factor, stay, lost in keys:
+        size = len(grouped[(replication_factor, stay, lost)])
+        stay_positions = set(position_of[broker] for broker in stay)
+        stay_part = place_part = None
+        if stay:
+            stay_part = len(groups)
+            ordered = tuple(sorted(stay_positions))
+            groups.append((size * len(stay), size, [(size * len(stay), ordered, stay_positions, set())]))
+        need = replication_factor - len(stay)
+        if need > 0:
+            displaced += size * need
+            closed = stay_positions.union(position_of[broker] for broker in lost)
+            open_by_rack = [tuple(broker for broker in rack if broker not in closed) for rack in racks]
+            if layout is None:
+                room = [need]
+            else:
+                stays_by_rack = [len(stay_positions.intersection(rack)) for rack in racks]
+                limit = _displaced_rack_limit(need, stays_by_rack, [len(rack) for rack in open_by_rack],
+                                              _per_rack_limit(replication_factor, layout))
+                room = [min(max(0, limit - stays), len(rack))
+                        for stays, rack in zip(stays_by_rack, open_by_rack, strict=True)]
+            # Per rack a bundle: its brokers used at most once per partition (width size), the rack at
+            # most its room, so dealing out as in _place_replicas keeps both rules.
+            bundles = [(size * rack_room, rack, set(), set(rack))
+                       for rack, rack_room in zip(open_by_rack, room, strict=True) if rack and rack_room]
+            place_part = len(groups)
+            groups.append((size * need, size, bundles))
+        parts.append((stay_part, place_part))
+    total = sum(entry[3] for entry in entries)
+    if not total:
+        return [], 0, True, 0
+    flows, bound, even = _transport(broker_count, groups, total)
+
+    final_sets = [None] * len(entries)
+    for key, (_stay_part, place_part) in zip(keys, parts, strict=True):
+        members = grouped[key]
+        cells = []
+        if place_part is not None:
+            for position, units in flows[place_part]:
+                cells.extend([targets[position]] * units)
+        size = len(members)
+        for row, index in enumerate(members):
+            final_sets[index] = tuple(sorted(key[1] + tuple(cells[row::size])))
+    return final_sets, bound, even, displaced
+
+
 def _choose_leaders(entries, final_sets, targets):
-    """A leader (broker id) per entry: balanced, changing as few current leaders as possible."""
+    """A leader (broker id) per entry: balanced, changing as few current leaders as possible.
+
+    final_sets: per entry the brokers that may lead it: its final replica set, or in the modes demote and
+    fix_offline part of it (not a demoted broker; the current leader alone where it stays)."""
     grouped = {}
     for index, entry in enumerate(entries):
         final = final_sets[index]
@@ -1113,8 +1245,9 @@ def check_max_disk_fill(max_disk_fill):
     return max_disk_fill
 
 
-def _bytes_placement(entries, sizes, targets, layout, capacities, max_disk_fill):
-    """Final sets and byte figures of the bytes balance (_byte_balance), within max_disk_fill of every disk."""
+def _bytes_placement(entries, sizes, targets, layout, capacities, max_disk_fill, **restriction):
+    """Final sets and byte figures of the bytes balance (_byte_balance), within max_disk_fill of every disk;
+    ``restriction`` holds a mode's rules for balance_bytes (receivers, keep_current, barred, rack_limits)."""
     partition_sizes = _check_sizes(entries, sizes)
     disks = _check_capacities(capacities, targets)
     fill_limit = check_max_disk_fill(max_disk_fill)
@@ -1137,7 +1270,8 @@ def _bytes_placement(entries, sizes, targets, layout, capacities, max_disk_fill)
     # Imported here: _byte_balance takes the rack rule from this module.
     from ansible_collections.kafkaops.cluster.plugins.module_utils._byte_balance import balance_bytes
 
-    placed = balance_bytes(entries, partition_sizes, targets, layout=layout, weights=weights, base=base)
+    placed = balance_bytes(entries, partition_sizes, targets, layout=layout, weights=weights, base=base,
+                           **restriction)
     if disks is not None:
         over = [(broker, placed["bytes_after"][broker] + base[broker], disks[broker][0]) for broker in targets
                 if placed["bytes_after"][broker] + base[broker] > fill_limit * disks[broker][0]]
@@ -1150,6 +1284,251 @@ def _bytes_placement(entries, sizes, targets, layout, capacities, max_disk_fill)
     return placed
 
 
+# --------------------------------------------------------------------------------------------
+# Modes (the module docstring, "Modes")
+
+MODES = ("full", "add", "remove", "demote", "fix_offline")
+# How many partitions a summary names where it lists them (it always gives their number).
+_NAMED = 100
+
+
+def check_mode_options(mode, broker_list=None, replication_factor=None, new_brokers=None, demote_brokers=None,
+                       offline_replicas=None):
+    """Refuse options that do not go with ``mode``, naming the option; needs no cluster (the module calls it
+    before connecting, the planner again)."""
+    if mode not in MODES:
+        raise PlanError("mode", "one of %s, got %r" % (", ".join(MODES), mode))
+    if broker_list is None and mode in ("full", "add", "remove"):
+        raise PlanError("broker_list", "needed with mode=%s: the brokers that hold the topics after the plan" % mode)
+    if broker_list is not None and mode == "demote":
+        raise PlanError("broker_list", "does not go with mode=demote, which keeps every replica where it is and "
+                                       "only changes which one leads; name the brokers in demote_brokers")
+    if replication_factor is not None and mode != "full":
+        raise PlanError("replication_factor", "goes with mode=full only: mode=%s keeps every partition's "
+                                              "replication factor" % mode)
+    if new_brokers is not None:
+        if mode != "add":
+            raise PlanError("new_brokers", "goes with mode=add only, not mode=%s" % mode)
+        sorted(parse_broker_list(new_brokers, field="new_brokers"))
+    if mode == "demote" and not demote_brokers:
+        raise PlanError("demote_brokers", "needed with mode=demote: the brokers that should lead no partition")
+    if demote_brokers is not None:
+        if mode != "demote":
+            raise PlanError("demote_brokers", "goes with mode=demote only, not mode=%s" % mode)
+        parse_broker_list(demote_brokers, field="demote_brokers")
+    if offline_replicas is not None and mode != "fix_offline":
+        raise PlanError("offline_replicas", "goes with mode=fix_offline only, not mode=%s" % mode)
+
+
+def _named(labels):
+    return ", ".join(labels[:10]) + (", ..." if len(labels) > 10 else "")
+
+
+def _holders(entries):
+    return set(itertools.chain.from_iterable(entry[2] for entry in entries))
+
+
+def _new_brokers(entries, targets, new_brokers):
+    """Mode add: the brokers that may receive replicas, checked against the holders and broker_list."""
+    holders = _holders(entries)
+    outside = sorted(holders - set(targets))
+    if outside:
+        raise PlanError("broker_list", "mode=add moves replicas only onto new brokers, but brokers %s hold replicas "
+                                       "of the selected topics and are not in broker_list; list them too, or use "
+                                       "mode=remove to empty them" % ", ".join(str(broker) for broker in outside))
+    if new_brokers is None:
+        new = [broker for broker in targets if broker not in holders]
+        if not new:
+            raise PlanError("broker_list", "mode=add: broker_list adds no new broker (every broker listed holds "
+                                           "replicas of the selected topics now); name the brokers to fill in "
+                                           "new_brokers, or use mode=full")
+        return new
+    new = sorted(parse_broker_list(new_brokers, field="new_brokers"))
+    unlisted = [broker for broker in new if broker not in set(targets)]
+    if unlisted:
+        raise PlanError("new_brokers", "brokers %s are not in broker_list" % ", ".join(str(b) for b in unlisted))
+    return new
+
+
+def _leaving_brokers(entries, targets):
+    """Mode remove: the brokers that hold replicas of the selected topics and are not targets."""
+    leaving = sorted(_holders(entries) - set(targets))
+    if not leaving:
+        raise PlanError("broker_list", "mode=remove: no broker leaves, every broker holding replicas of the "
+                                       "selected topics is in broker_list; leave out the brokers to empty")
+    return leaving
+
+
+def _offline_sets(offline_replicas, current, selected):
+    """``{(topic, partition): set of brokers}`` from ``{topic: {partition: [broker ids]}}``: the replicas on
+    failed log dirs of live brokers. Every named replica must exist."""
+    if offline_replicas is None:
+        return {}
+    if not isinstance(offline_replicas, dict):
+        raise PlanError("offline_replicas", "a mapping of topic to {partition: [broker ids]}, got %r"
+                        % (offline_replicas,))
+    offline = {}
+    for topic, partitions in offline_replicas.items():
+        if not isinstance(partitions, dict):
+            raise PlanError("offline_replicas", "topic %s: a mapping of partition to broker ids" % (topic,))
+        for partition, brokers in partitions.items():
+            replicas = current.get(topic, {}).get(partition)
+            if replicas is None:
+                raise PlanError("offline_replicas", "%s-%s is not a partition of the assignment" % (topic, partition))
+            if not isinstance(brokers, (list, tuple)):
+                raise PlanError("offline_replicas", "%s-%d: a list of broker ids" % (topic, partition))
+            for broker in brokers:
+                if broker not in replicas:
+                    raise PlanError("offline_replicas", "%s-%d: broker %r holds no replica of it (replicas %s)"
+                                    % (topic, partition, broker, list(replicas)))
+            if topic in selected and brokers:
+                offline[(topic, partition)] = set(brokers)
+    return offline
+
+
+def _offline_rules(entries, live, targets, offline, broker_list_given):
+    """Mode fix_offline: per entry the brokers whose replica stays and the target brokers it is lost on,
+    the entries to place, and the labels of those with no replica left to copy from."""
+    target_set = set(targets)
+    staying, barred, placing, lost_all, outside = [], [], [], [], set()
+    replicas_down = 0
+    for index, (topic, partition, replicas, _wanted) in enumerate(entries):
+        failed = offline.get((topic, partition), ())
+        stay = tuple(sorted(broker for broker in replicas if broker in live and broker not in failed))
+        down = len(replicas) - len(stay)
+        staying.append(stay)
+        barred.append(tuple(sorted(broker for broker in failed if broker in target_set)))
+        outside.update(broker for broker in stay if broker not in target_set)
+        if not stay:
+            # Nothing to copy from: a new replica could never catch up. Left as it is, and named.
+            lost_all.append("%s-%d" % (topic, partition))
+            continue
+        placing.append(index)
+        replicas_down += down
+        free = len(target_set) - len(stay) - len(barred[-1])
+        if down > free:
+            raise PlanError("broker_list", "%s-%d: %d offline replicas to place but only %d of the %s hold none of its "
+                                           "replicas" % (topic, partition, down, free, "brokers in broker_list"
+                                                         if broker_list_given else "live brokers"))
+    if outside:
+        names = ", ".join(str(broker) for broker in sorted(outside))
+        raise PlanError("broker_list", "mode=fix_offline moves only offline replicas, but live brokers %s hold "
+                                       "replicas of the selected topics and are not in broker_list (leave broker_list "
+                                       "unset to place on any live broker)" % names)
+    return staying, barred, placing, lost_all, replicas_down
+
+
+def _demote_rules(entries, live, demote_brokers):
+    """Mode demote: per entry the brokers that may lead it (not demoted; empty where every replica is)."""
+    demoted = set(demote_brokers)
+    unknown = sorted(demoted - set(live) - _holders(entries))
+    if unknown:
+        raise PlanError("demote_brokers", "unknown broker ids %s: neither live brokers nor holding replicas of the "
+                                          "selected topics" % ", ".join(str(broker) for broker in unknown))
+    if not set(live) - demoted:
+        raise PlanError("demote_brokers", "names every live broker; at least one must be left to lead")
+    return [tuple(sorted(broker for broker in entry[2] if broker not in demoted)) for entry in entries]
+
+
+def _subset(items, indices):
+    return [items[index] for index in indices]
+
+
+def _spread_back(values, indices, length, default):
+    """A list of ``length`` items: ``values`` at ``indices``, ``default(i)`` elsewhere."""
+    result = [default(index) for index in range(length)]
+    for value, index in zip(values, indices, strict=True):
+        result[index] = value
+    return result
+
+
+def _demote(entries, live, demote_brokers):
+    """Mode demote: (final sets, leaders, whether leaders are even, summary figures); no replica moves."""
+    eligible = _demote_rules(entries, live, demote_brokers)
+    choosing = [index for index, brokers in enumerate(eligible) if brokers]
+    impossible = ["%s-%d" % entries[index][:2] for index, brokers in enumerate(eligible) if not brokers]
+    leader_brokers = sorted(set(itertools.chain.from_iterable(eligible)))
+    chosen, even = _choose_leaders(_subset(entries, choosing), _subset(eligible, choosing), leader_brokers)
+    leaders = _spread_back(chosen, choosing, len(entries), lambda index: entries[index][2][0])
+    final_sets = [tuple(sorted(entry[2])) for entry in entries]
+    return final_sets, leaders, even, dict(demote_brokers=sorted(demote_brokers), demote_impossible=len(impossible),
+                                           demote_impossible_partitions=impossible[:_NAMED],
+                                           leading_brokers=leader_brokers)
+
+
+def _placement(mode, entries, live, targets, layout, broker_list_given, new_brokers, offline, balance, sizes,
+               capacities, max_disk_fill):
+    """Final replica sets of the modes that place replicas (full, add, remove, fix_offline), the brokers that
+    may lead each entry, the bytes figures (None by replicas), the lower bound on replica moves (None by
+    bytes), whether the counts are even, the counting bound and the mode's summary figures."""
+    position_of = dict((broker, position) for position, broker in enumerate(targets))
+    target_set = set(targets)
+    placing = list(range(len(entries)))
+    restriction, mode_summary = {}, {}
+    staying = barred = None
+    if mode == "add":
+        new = _new_brokers(entries, targets, new_brokers)
+        mode_summary["new_brokers"] = new
+        restriction = dict(receivers=new)
+    elif mode == "remove":
+        mode_summary["leaving_brokers"] = _leaving_brokers(entries, targets)
+        staying = [tuple(sorted(broker for broker in entry[2] if broker in target_set)) for entry in entries]
+        barred = [()] * len(entries)
+    elif mode == "fix_offline":
+        staying, barred, placing, lost_all, replicas_down = _offline_rules(entries, live, targets, offline,
+                                                                           broker_list_given)
+        mode_summary.update(offline_replicas=replicas_down, offline_unrecoverable=len(lost_all),
+                            offline_unrecoverable_partitions=lost_all[:_NAMED])
+    if staying is not None:
+        restriction = dict(keep_current=True, barred=_subset(barred, placing))
+        if layout is not None:
+            restriction["rack_limits"] = [_staying_rack_limit(entries[index][3], staying[index], barred[index],
+                                                              position_of, layout) for index in placing]
+    placed = None
+    chosen_entries = _subset(entries, placing)
+    if balance == "bytes":
+        placed = _bytes_placement(chosen_entries, sizes, targets, layout, capacities, max_disk_fill, **restriction)
+        chosen, bound, counting_bound = placed["final_sets"], None, None
+        counts = collections.Counter(itertools.chain.from_iterable(chosen))
+        even = _spread([counts[broker] for broker in targets]) <= 1
+    elif staying is not None:
+        # Partitions fix_offline leaves alone (nothing to copy from) stay in the replica lists of live brokers:
+        # in the network as replicas that stay, so that the counts balance with them.
+        network_entries, network_staying = list(entries), list(staying)
+        for index in sorted(set(range(len(entries))) - set(placing)):
+            listed = tuple(sorted(broker for broker in entries[index][2] if broker in target_set))
+            network_entries[index] = entries[index][:3] + (len(listed),)
+            network_staying[index] = listed
+        chosen, bound, even, counting_bound = _place_displaced(network_entries, network_staying, barred, targets,
+                                                               layout)
+        chosen = _subset(chosen, placing)
+    else:
+        new_positions = None
+        if mode == "add":
+            new_positions = frozenset(position_of[broker] for broker in restriction["receivers"])
+        chosen, bound, even, counting_bound = _place_replicas(chosen_entries, targets, layout, new_positions)
+    final_sets = _spread_back(chosen, placing, len(entries), lambda index: tuple(sorted(entries[index][2])))
+    eligible = _spread_back(chosen, placing, len(entries), lambda index: ())
+    if mode == "fix_offline":
+        # Only partitions whose leader is lost get a new one: fixing offline replicas changes nothing else.
+        for index in placing:
+            leader = entries[index][2][0]
+            if leader in staying[index]:
+                eligible[index] = (leader,)
+    return final_sets, eligible, placed, bound, even, counting_bound, mode_summary
+
+
+def _staying_rack_limit(replication_factor, stay, lost, position_of, layout):
+    """The rack limit of a partition whose replicas on ``stay`` stay and on ``lost`` are lost
+    (_displaced_rack_limit), for the bytes balance."""
+    stay_positions = set(position_of[broker] for broker in stay)
+    closed = stay_positions.union(position_of[broker] for broker in lost)
+    return _displaced_rack_limit(replication_factor - len(stay),
+                                 [len(stay_positions.intersection(rack)) for rack in layout],
+                                 [sum(1 for broker in rack if broker not in closed) for rack in layout],
+                                 _per_rack_limit(replication_factor, layout))
+
+
 def _round_down(value, digits):
     """value rounded down to digits decimals (a bound rounded up could claim more than it proves), or None."""
     if value is None:
@@ -1159,8 +1538,9 @@ def _round_down(value, digits):
 
 
 def plan_reassignment(assignment, brokers, broker_list, topics=None, replication_factor=None, rack_aware=True,
-                      balance="replicas", sizes=None, capacities=None, max_disk_fill=None):
-    """Plan a reassignment of ``topics`` onto ``broker_list``.
+                      balance="replicas", sizes=None, capacities=None, max_disk_fill=None, mode="full",
+                      new_brokers=None, demote_brokers=None, offline_replicas=None):
+    """Plan a reassignment of ``topics`` onto ``broker_list``, in one of the modes (module docstring).
 
     assignment: ``{topic: {partition: [replica broker ids, leader first]}}`` (see
         assignment_from_kafka_json for Kafka's JSON format).
@@ -1176,6 +1556,14 @@ def plan_reassignment(assignment, brokers, broker_list, topics=None, replication
         every target broker (``"bytes"`` only): the brokers are then filled in proportion to their
         disks, counting what else the disks hold (used bytes beyond the selected partitions), and no
         broker may end above ``max_disk_fill`` (a fraction, default 0.85) of its disks.
+    mode: ``"full"`` (default), ``"add"``, ``"remove"``, ``"demote"`` or ``"fix_offline"``. broker_list may be
+        None with ``"fix_offline"`` (every live broker) and must be with ``"demote"``; replication_factor goes
+        with ``"full"`` only.
+    new_brokers (``"add"``): the brokers that may receive replicas; default those of broker_list holding none of
+        the selected partitions.
+    demote_brokers (``"demote"``): the brokers that should lead no partition.
+    offline_replicas (``"fix_offline"``): ``{topic: {partition: [broker ids]}}``, replicas on failed log dirs of
+        live brokers (replicas on brokers that are not live are offline anyway).
 
     Returns a dict (the module docstring defines the terms):
 
@@ -1193,14 +1581,26 @@ def plan_reassignment(assignment, brokers, broker_list, topics=None, replication
         ``imbalance_before`` and ``imbalance_after`` (largest fill over mean fill of the targets),
         ``imbalance_lower_bound`` (no placement reaches a lower imbalance; _byte_balance argues it),
         ``max_disk_fill`` and per broker ``bytes_before``, ``bytes_after`` (the selected partitions'),
-        ``capacity_bytes`` and ``other_bytes`` (None without capacities).
+        ``capacity_bytes`` and ``other_bytes`` (None without capacities). Always ``mode``; with ``"add"``
+        ``new_brokers``, with ``"remove"`` ``leaving_brokers``, with ``"demote"`` ``demote_brokers`` and
+        ``demote_impossible`` (how many partitions have only demoted replicas, so keep their leader) with
+        ``demote_impossible_partitions`` (the first 100 of them), with ``"fix_offline"`` ``offline_replicas``
+        (how many were placed again) and ``offline_unrecoverable`` (partitions with no replica left to copy
+        from, left as they are) with ``offline_unrecoverable_partitions`` (the first 100).
 
     Raises PlanError(field, message) for bad input; ``field`` is the argument's name.
     """
+    check_mode_options(mode, broker_list, replication_factor, new_brokers, demote_brokers, offline_replicas)
     current = _normalise_assignment(assignment)
     live = _normalise_brokers(brokers)
     selected = _select_topics(topics, current)
-    targets = sorted(parse_broker_list(broker_list, live))
+    if broker_list is not None:
+        targets = sorted(parse_broker_list(broker_list, live))
+    elif mode == "demote":
+        # The brokers that may lead: every holder of the selected partitions that is not demoted (_demote).
+        targets = None
+    else:
+        targets = sorted(live)
     if replication_factor is not None and (not _is_int(replication_factor) or replication_factor < 1):
         raise PlanError("replication_factor", "must be an integer of at least 1, got %r" % (replication_factor,))
     if balance not in ("replicas", "bytes"):
@@ -1215,23 +1615,29 @@ def plan_reassignment(assignment, brokers, broker_list, topics=None, replication
             replicas = partitions[partition]
             entries.append((topic, partition, replicas, replication_factor or len(replicas)))
         wanted = replication_factor or max([len(replicas) for replicas in partitions.values()] or [0])
-        if wanted > len(targets):
+        if mode != "demote" and wanted > len(targets):
             raise PlanError(
                 "broker_list",
-                "topic %s needs %d replicas per partition (replication factor %d) but broker_list names only %d "
-                "brokers" % (topic, wanted, wanted, len(targets)),
+                "topic %s needs %d replicas per partition (replication factor %d) but %s only %d brokers"
+                % (topic, wanted, wanted, "broker_list names" if broker_list is not None else "there are",
+                   len(targets)),
             )
 
-    layout = _rack_layout(targets, live, rack_aware)
-    placed = None
-    if balance == "bytes":
-        placed = _bytes_placement(entries, sizes, targets, layout, capacities, max_disk_fill)
-        final_sets, bound, counting_bound = placed["final_sets"], None, None
+    if mode == "demote":
+        final_sets, leaders, leaders_even, mode_summary = _demote(entries, live, demote_brokers)
+        targets = mode_summary.pop("leading_brokers")
+        layout, placed, bound, counting_bound = None, None, 0, 0
         counts = collections.Counter(itertools.chain.from_iterable(final_sets))
         even = _spread([counts[broker] for broker in targets]) <= 1
     else:
-        final_sets, bound, even, counting_bound = _place_replicas(entries, targets, layout)
-    leaders, leaders_even = _choose_leaders(entries, final_sets, targets)
+        layout = _rack_layout(targets, live, rack_aware)
+        final_sets, eligible, placed, bound, even, counting_bound, mode_summary = _placement(
+            mode, entries, live, targets, layout, broker_list is not None, new_brokers,
+            _offline_sets(offline_replicas, current, set(selected)), balance, sizes, capacities, max_disk_fill)
+        # Entries without brokers to choose from (fix_offline: nothing left to copy) keep their leader.
+        choosing = [index for index, brokers in enumerate(eligible) if brokers]
+        chosen, leaders_even = _choose_leaders(_subset(entries, choosing), _subset(eligible, choosing), targets)
+        leaders = _spread_back(chosen, choosing, len(entries), lambda index: entries[index][2][0])
 
     plan, rollback = [], []
     moves = leaders_changed = 0
@@ -1278,6 +1684,7 @@ def plan_reassignment(assignment, brokers, broker_list, topics=None, replication
                        other_bytes=placed["base"].get(broker) if placed["base"] else None)
         broker_rows.append(row)
     summary = {
+        "mode": mode,
         "balance": balance,
         "topics": len(selected),
         "partitions": len(entries),
@@ -1296,6 +1703,10 @@ def plan_reassignment(assignment, brokers, broker_list, topics=None, replication
         "leader_spread_after": _spread([leaders_after[broker] for broker in targets]),
         "brokers": broker_rows,
     }
+    summary.update(mode_summary)
+    if balance == "bytes" and placed is None:
+        # demote copies nothing.
+        summary.update(bytes_moved=0, bytes_moved_lower_bound=0)
     if placed is not None:
         summary.update(bytes_moved=placed["bytes_moved"], bytes_moved_lower_bound=placed["bytes_moved_lower_bound"],
                        imbalance_before=round(placed["imbalance_before"], 4),

@@ -31,6 +31,7 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_pla
     PlanError,
     assignment_from_kafka_json,
     check_max_disk_fill,
+    check_mode_options,
     plan_reassignment,
 )
 
@@ -110,7 +111,8 @@ def offline_inputs(params):
 
 
 def cluster_inputs(client, topics):
-    """The current assignment of the topics (all when empty) and {broker id: rack}, read from the cluster.
+    """The current assignment of the topics (all when empty), {broker id: rack} and the offline replicas
+    ({topic: {partition: [broker ids]}}, as the metadata lists them), read from the cluster.
 
     Refuses to plan while partitions of those topics are being reassigned.
     """
@@ -121,7 +123,12 @@ def cluster_inputs(client, topics):
         raise PlanError("topics", "partitions are being reassigned now: %s; wait until that ends (or cancel it) "
                                   "before planning the next" % ", ".join(ongoing[:20]))
     brokers = dict((broker["id"], broker["rack"]) for broker in read_brokers(client)["brokers"])
-    return current_assignment(partitions), brokers
+    offline = {}
+    for topic, items in partitions.items():
+        for item in items:
+            if item["offline_replicas"]:
+                offline.setdefault(topic, {})[item["partition"]] = list(item["offline_replicas"])
+    return current_assignment(partitions), brokers, offline
 
 
 # One partition of a plan file, laid out as json.dumps(indent=2, sort_keys=True) lays it out.
@@ -209,6 +216,8 @@ def choose_balance(params, offline):
     balance = params["balance"]
     if balance != "auto":
         return balance, "asked for"
+    if params["mode"] == "demote":
+        return "replicas", "auto: mode=demote moves no data"
     given = _byte_options_given(params)
     if given:
         return "bytes", "auto: %s given" % given[0]
@@ -234,7 +243,9 @@ def byte_inputs(params, offline, balance):
     """(sizes, capacities) the bytes balance takes from the options (keys made ints), checked before
     connecting; refused where the options do not go together."""
     given = _byte_options_given(params)
-    if balance == "replicas":
+    if given and params["mode"] == "demote":
+        raise PlanError(given[0], "does not go with mode=demote, which moves no data")
+    if balance == "replicas" or params["mode"] == "demote":
         if given:
             raise PlanError(given[0], "goes with balance=bytes, not balance=replicas")
         return None, None
@@ -274,6 +285,9 @@ def check_plan_inputs(module):
     params = module.params
     topics = topic_names(params)
     broker_list = broker_list_option(params["broker_list"])
+    check_mode_options(params["mode"], broker_list, params["replication_factor"], params["new_brokers"],
+                       params["demote_brokers"], params["offline_replicas"])
+    offline_replicas = offline_replicas_option(params["offline_replicas"])
     offline = None
     if params["current_assignment"] is not None or params["current_assignment_file"] is not None:
         assignment, brokers = offline_inputs(params)
@@ -281,12 +295,25 @@ def check_plan_inputs(module):
             # Without broker_racks, the brokers are those the assignment uses and those the plan targets.
             brokers = set(broker for partitions in assignment.values() for replicas in partitions.values()
                           for broker in replicas)
-            brokers = sorted(brokers | set(broker_list_ids(broker_list)))
+            brokers = sorted(brokers | set(broker_list_ids(broker_list or [])))
         offline = (assignment, brokers)
     balance, why = choose_balance(params, offline is not None)
     sizes, capacities = byte_inputs(params, offline is not None, balance)
     return dict(topics=topics, broker_list=broker_list, offline=offline, sizes=sizes, capacities=capacities,
-                balance=balance, balance_why=why)
+                balance=balance, balance_why=why, offline_replicas=offline_replicas)
+
+
+def offline_replicas_option(value):
+    """offline_replicas with partition keys made ints (YAML gives them as strings); the planner checks the rest."""
+    if value is None:
+        return None
+    checked = {}
+    for topic, partitions in value.items():
+        if not isinstance(partitions, dict):
+            raise PlanError("offline_replicas", "topic %s: a mapping of partition to broker ids" % (topic,))
+        checked[str(topic)] = dict((_int_key(partition, "offline_replicas", "partition numbers"),
+                                    broker_list_option(brokers)) for partition, brokers in partitions.items())
+    return checked
 
 
 def run_reassignment_plan(module, client, inputs):
@@ -296,14 +323,19 @@ def run_reassignment_plan(module, client, inputs):
     without dest, where they are the only output).
     """
     params = module.params
+    mode = params["mode"]
+    offline_replicas = inputs["offline_replicas"]
     if inputs["offline"] is not None:
         assignment, brokers = inputs["offline"]
     else:
-        assignment, brokers = cluster_inputs(client, inputs["topics"])
+        assignment, brokers, read_offline = cluster_inputs(client, inputs["topics"])
+        if offline_replicas is None and mode == "fix_offline":
+            offline_replicas = read_offline
     sizes, capacities = inputs.get("sizes"), inputs.get("capacities")
     balance, why = inputs["balance"], inputs["balance_why"]
     sources = {}
-    if balance == "bytes":
+    # demote moves no data: no sizes to read.
+    if balance == "bytes" and mode != "demote":
         given = "partition_sizes_file" if params["partition_sizes_file"] is not None else "partition_sizes"
         sources = dict(sizes_from=given if sizes is not None else "DescribeLogDirs",
                        capacities_from="broker_capacities" if capacities is not None else None)
@@ -330,7 +362,9 @@ def run_reassignment_plan(module, client, inputs):
     planned = plan_reassignment(assignment, brokers, inputs["broker_list"], topics=inputs["topics"] or None,
                                 replication_factor=params["replication_factor"], rack_aware=params["rack_aware"],
                                 balance=balance, sizes=sizes, capacities=capacities,
-                                max_disk_fill=params["max_disk_fill"] if balance == "bytes" else None)
+                                max_disk_fill=params["max_disk_fill"] if balance == "bytes" else None, mode=mode,
+                                new_brokers=params["new_brokers"], demote_brokers=params["demote_brokers"],
+                                offline_replicas=offline_replicas)
     planned["summary"].update(sources, balance_chosen=why)
     return_plan = params["return_plan"] if params["return_plan"] is not None else not params["dest"]
     # Built apart and handed over at the end: a failed run reports only what went wrong.

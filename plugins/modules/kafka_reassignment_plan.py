@@ -14,6 +14,9 @@ version_added: "0.1.0"
 description:
   - Plans how to spread the selected topics over the brokers in O(broker_list) - after brokers were added,
     or before brokers are removed (every replica moves off brokers not in the list).
+  - O(mode) narrows what may change - only onto new brokers (V(add)), only off leaving brokers (V(remove)),
+    only which replica leads (V(demote)), only the replicas that are offline (V(fix_offline)) - and the
+    summary's bounds are then bounds for that mode.
   - Unlike Kafka's C(--generate), replicas stay where they are unless a move is needed. By default it evens out
     the bytes on the brokers' disks (their fill, from DescribeLogDirs), copying as few bytes as that balance
     allows and reporting a lower bound on them; with O(balance=replicas) it evens out replica counts with the
@@ -53,8 +56,54 @@ options:
     description:
       - Target brokers, a list of ids or a comma-separated string as Kafka's tool takes it (C(1001,1002,1003)).
       - Every id must be a live broker; brokers left out end with none of the selected topics' replicas.
+      - Required with O(mode=full), O(mode=add) and O(mode=remove). With O(mode=fix_offline) the brokers that
+        may take the offline replicas (default every live broker; it must list every live broker holding
+        replicas of the selected topics). Not with O(mode=demote).
     type: raw
-    required: true
+  mode:
+    description:
+      - What the plan may change. Every mode keeps the replication factor (O(replication_factor) goes with
+        V(full) only) and, with racks, never puts more replicas of a partition in one rack than the rack rule
+        allows or it has there now.
+      - V(full) - a full rebalance over O(broker_list), as described above.
+      - V(add) - after brokers were added - replicas move only onto the new brokers (O(new_brokers), by
+        default the brokers of O(broker_list) that hold none of the selected partitions), never between the
+        others; counts or bytes as even as that allows. Every broker holding replicas must be in O(broker_list).
+      - V(remove) - before brokers are removed - only the replicas on brokers left out of O(broker_list) move,
+        onto the listed brokers, where they even out counts or bytes best; nothing else moves. Refused when no
+        broker holding replicas is left out.
+      - V(demote) - no data moves; each partition's replicas are reordered so that no broker of
+        O(demote_brokers) is the preferred leader where another replica can lead, with leaders spread evenly
+        over the others, changing as few as possible. Partitions whose every replica is demoted keep their
+        leader and are counted and named in RV(summary) (C(demote_impossible),
+        C(demote_impossible_partitions)) rather than refused, so the rest can go ahead.
+      - V(fix_offline) - replicas on brokers that are not live, and on failed log dirs (the metadata's
+        offline replicas, or O(offline_replicas)), are placed on live brokers; nothing else moves, and
+        leaders change only where the leader's replica is offline. Partitions with no live replica to copy
+        from are left as they are and named in RV(summary) (C(offline_unrecoverable)). Nothing offline
+        gives an empty plan.
+      - Balance - V(add), V(remove) and V(fix_offline) work with either O(balance); V(demote) moves no data, so
+        O(balance) and the byte options do not apply (V(auto) means V(replicas)).
+      - When planning offline, O(broker_racks) says which brokers are live.
+    type: str
+    choices: [full, add, remove, demote, fix_offline]
+    default: full
+  new_brokers:
+    description:
+      - With O(mode=add), the brokers replicas may move onto; each must be in O(broker_list). Give them to plan
+        again after some replicas reached them (they are then no longer brokers without replicas).
+    type: list
+    elements: int
+  demote_brokers:
+    description: With O(mode=demote), the brokers that should lead no partition.
+    type: list
+    elements: int
+  offline_replicas:
+    description:
+      - With O(mode=fix_offline), replicas on failed log dirs of live brokers, as a mapping of topic to a
+        mapping of partition to broker ids. When reading a cluster, replaces the offline replicas its metadata
+        lists. Replicas on brokers that are not live are offline without being named here.
+    type: dict
   replication_factor:
     description: New replication factor for the selected topics, at least 1; default unchanged.
     type: int
@@ -177,6 +226,33 @@ EXAMPLES = r"""
     balance: replicas
     dest: reassignment-plan.json
 
+- name: Spread onto new brokers 4 and 5 only; nothing moves between brokers 1-3
+  kafkaops.cluster.kafka_reassignment_plan:
+    bootstrap_servers: [kafka1:9092]
+    broker_list: 1,2,3,4,5
+    mode: add
+    dest: add-brokers.json
+
+- name: Empty broker 3; only its replicas move
+  kafkaops.cluster.kafka_reassignment_plan:
+    bootstrap_servers: [kafka1:9092]
+    broker_list: [1, 2, 4]
+    mode: remove
+    dest: remove-3.json
+
+- name: Broker 2 should lead nothing (no data moves)
+  kafkaops.cluster.kafka_reassignment_plan:
+    bootstrap_servers: [kafka1:9092]
+    mode: demote
+    demote_brokers: [2]
+    dest: demote-2.json
+
+- name: Place the replicas of dead brokers and failed log dirs on live brokers
+  kafkaops.cluster.kafka_reassignment_plan:
+    bootstrap_servers: [kafka1:9092]
+    mode: fix_offline
+    dest: fix-offline.json
+
 - name: Plan a large cluster offline from a file; only the summary comes back
   kafkaops.cluster.kafka_reassignment_plan:
     current_assignment_file: /var/tmp/current.json
@@ -209,6 +285,13 @@ summary:
       C(capacities_from) (where the figures came from), and per broker C(bytes_before), C(bytes_after),
       C(capacity_bytes) and C(other_bytes). C(lower_bound) and C(counting_bound) are then null (they are
       bounds on replica moves).
+    - C(mode), and its figures - C(new_brokers) (V(add)), C(leaving_brokers) (V(remove)), C(demote_brokers),
+      C(demote_impossible) and C(demote_impossible_partitions) (V(demote), the first 100 named),
+      C(offline_replicas) (how many were placed), C(offline_unrecoverable) and
+      C(offline_unrecoverable_partitions) (V(fix_offline)). The bounds hold for the mode - no plan the mode
+      allows, reaching the same balance, moves fewer replicas (C(lower_bound)) or copies fewer bytes
+      (C(bytes_moved_lower_bound)). With V(demote) C(replica_moves) and the bounds are 0 (with bytes,
+      C(bytes_moved) too).
   returned: always
   type: dict
 dest:
@@ -230,7 +313,11 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_pla
 
 ARGUMENT_SPEC = dict(
     topics=dict(type="list", elements="str", default=[]),
-    broker_list=dict(type="raw", required=True),
+    broker_list=dict(type="raw"),
+    mode=dict(type="str", choices=["full", "add", "remove", "demote", "fix_offline"], default="full"),
+    new_brokers=dict(type="list", elements="int"),
+    demote_brokers=dict(type="list", elements="int"),
+    offline_replicas=dict(type="dict"),
     replication_factor=dict(type="int"),
     current_assignment=dict(type="raw"),
     current_assignment_file=dict(type="path"),

@@ -38,8 +38,9 @@ class FakeCluster:
     topics. broker_configs: {broker id: {key: value}} set dynamically. moving: {(topic, partition):
     target replicas} in progress. sizes: {topic: bytes each replica of each partition holds}.
     isr: {(topic, partition): in-sync replicas} of the partitions not fully in sync, set by a test;
-    one with none in sync has no leader (offline); the leader is the first of them. Topics named
-    __* are internal, as Kafka's own are.
+    one with none in sync has no leader (offline); the leader is the first of them. offline:
+    {(topic, partition): brokers} whose replica of it is on a failed log dir, set by a test. Topics
+    named __* are internal, as Kafka's own are.
     """
 
     def __init__(self, brokers=(1, 2, 3), topics=None, overrides=None, moving=None, sizes=None, disks=None):
@@ -55,6 +56,7 @@ class FakeCluster:
         # {broker: (total bytes, usable bytes)} of its one log dir, as Kafka 3.3+ reports them; else -1.
         self.disks = dict(disks or {})
         self.isr = {}
+        self.offline = {}
         # A KRaft cluster's DescribeQuorum answer, in kafka-python's shape; None in ZooKeeper mode.
         self.quorum = None
         self.calls = []
@@ -126,7 +128,7 @@ class FakeAdminClient:
                 continue
             described.append(dict(name=name, error_code=0, is_internal=name.startswith("__"), partitions=[
                 dict(partition_index=index, leader_id=(isr[0] if isr else -1), replica_nodes=list(replicas),
-                     isr_nodes=list(isr), offline_replicas=[])
+                     isr_nodes=list(isr), offline_replicas=list(self.cluster.offline.get((name, index), [])))
                 for index, replicas, isr in ((index, replicas, self.cluster.isr.get((name, index), replicas))
                                              for index, replicas in sorted(partitions.items()))]))
         return described
@@ -167,7 +169,8 @@ class FakeAdminClient:
             for partition, replicas in sorted(self.cluster.topics.get(name, {}).items()):
                 if wanted is not None and partition not in wanted:
                     continue
-                for broker in replicas:
+                # A broker that is gone answers nothing.
+                for broker in (broker for broker in replicas if broker in by_broker):
                     by_broker[broker].setdefault(name, []).append(dict(
                         partition_index=partition, partition_size=self.cluster.sizes.get(name, 0),
                         is_future_key=False))

@@ -169,6 +169,20 @@ def most_even_limits(route, targets, total):
     return least_max, largest_min
 
 
+def check_plan_format(current, result, selected):
+    """Kafka's format, sorted, only changed partitions of selected topics, rollback = current."""
+    plan, rollback = result["plan"], result["rollback_plan"]
+    assert plan["version"] == 1 and rollback["version"] == 1
+    keys = [(entry["topic"], entry["partition"]) for entry in plan["partitions"]]
+    assert keys == sorted(set(keys))
+    assert keys == [(entry["topic"], entry["partition"]) for entry in rollback["partitions"]]
+    for entry, old in zip(plan["partitions"], rollback["partitions"], strict=True):
+        assert entry["topic"] in selected
+        assert old["replicas"] == list(current[entry["topic"]][entry["partition"]])
+        assert entry["replicas"] != old["replicas"]
+    assert result["summary"]["partitions_changed"] == len(keys)
+
+
 def check_plan(cluster, result):
     """Every property the module documentation promises, checked from the outside."""
     current, brokers = cluster["assignment"], cluster["brokers"]
@@ -180,17 +194,7 @@ def check_plan(cluster, result):
     def wanted(replicas):
         return replication_factor if replication_factor is not None else len(replicas)
 
-    # Plan: Kafka's format, sorted, only changed partitions of selected topics, rollback = current.
-    plan, rollback = result["plan"], result["rollback_plan"]
-    assert plan["version"] == 1 and rollback["version"] == 1
-    keys = [(entry["topic"], entry["partition"]) for entry in plan["partitions"]]
-    assert keys == sorted(set(keys))
-    assert keys == [(entry["topic"], entry["partition"]) for entry in rollback["partitions"]]
-    for entry, old in zip(plan["partitions"], rollback["partitions"], strict=True):
-        assert entry["topic"] in selected
-        assert old["replicas"] == list(current[entry["topic"]][entry["partition"]])
-        assert entry["replicas"] != old["replicas"]
-    assert summary["partitions_changed"] == len(keys)
+    check_plan_format(current, result, selected)
 
     # Every selected partition, planned or not: wanted RF on distinct target brokers.
     final = final_assignment(current, result, selected)

@@ -334,3 +334,106 @@ def test_brokers_on_one_filesystem_weigh_alike_and_its_other_data_is_none_of_the
 ], ids=["one-host", "full-disks", "sizes-differ", "used-differs", "one-broker"])
 def test_what_counts_as_one_filesystem(disks, replica_bytes, shared):
     assert _io.shared_filesystem(disks, sorted(disks), replica_bytes) is shared
+
+
+# mode: what the plan may change (the planner's modes), through the module's options.
+def _moved_onto(result, current):
+    """{(topic, partition): brokers gained} of the plan's partitions."""
+    return dict(((entry["topic"], entry["partition"]),
+                 set(entry["replicas"]) - set(current[entry["topic"]][entry["partition"]]))
+                for entry in result["plan"]["partitions"])
+
+
+def test_mode_add_reads_the_cluster_and_moves_only_onto_the_new_broker(run_module, fake_cluster):
+    topics = {"orders": dict((partition, [1 + partition % 3, 1 + (partition + 1) % 3]) for partition in range(6))}
+    cluster = fake_cluster(brokers=(1, 2, 3, 4), topics=topics)
+    result = run_module(kafka_reassignment_plan.main, dict(SERVERS, broker_list="1,2,3,4", mode="add",
+                                                           balance="replicas"), cluster)
+    assert not result.get("failed"), result
+    summary = result["summary"]
+    assert summary["mode"] == "add" and summary["new_brokers"] == [4]
+    gained = _moved_onto(result, topics)
+    assert gained and all(brokers <= {4} for brokers in gained.values())
+    assert summary["replica_moves"] == summary["lower_bound"] == 3 and cluster.writes() == []
+
+
+def test_mode_remove_offline_moves_only_off_the_leaving_broker_and_predicts_its_files(run_module, tmp_path):
+    current = {"version": 1, "partitions": [{"topic": "orders", "partition": partition,
+                                             "replicas": [1 + partition % 3, 1 + (partition + 1) % 3]}
+                                            for partition in range(6)]}
+    dest = tmp_path / "remove-3.json"
+    args = dict(current_assignment=current, broker_racks=[1, 2, 3, 4], broker_list=[1, 2, 4], mode="remove",
+                dest=str(dest), return_plan=True)
+    predicted = run_module(kafka_reassignment_plan.main, args, None, check_mode=True, diff=True)
+    assert predicted["changed"] and not dest.exists() and predicted["summary"]["leaving_brokers"] == [3]
+    for entry, old in zip(predicted["plan"]["partitions"], predicted["rollback_plan"]["partitions"], strict=True):
+        assert 3 in old["replicas"] and 3 not in entry["replicas"]
+        assert set(old["replicas"]) - {3} <= set(entry["replicas"])
+    written = run_module(kafka_reassignment_plan.main, args, None)
+    assert written["changed"] and json.loads(dest.read_text()) == predicted["plan"]
+    assert not run_module(kafka_reassignment_plan.main, args, None)["changed"]
+
+
+def test_mode_demote_moves_no_data_and_reads_no_sizes(run_module, fake_cluster):
+    cluster = fake_cluster(brokers=(1, 2, 3), topics={"orders": {0: [1, 2], 1: [1, 3], 2: [2, 3], 3: [1]}},
+                           sizes={"orders": 100})
+    result = run_module(kafka_reassignment_plan.main, dict(SERVERS, mode="demote", demote_brokers=[1]), cluster)
+    assert not result.get("failed"), result
+    summary = result["summary"]
+    assert summary["balance"] == "replicas" and summary["balance_chosen"] == "auto: mode=demote moves no data"
+    assert summary["replica_moves"] == 0 and summary["demote_impossible_partitions"] == ["orders-3"]
+    assert [entry["replicas"] for entry in result["plan"]["partitions"]] == [[2, 1], [3, 1]]
+    assert "describe_log_dirs" not in [call[0] for call in cluster.calls]
+
+
+def test_mode_fix_offline_places_dead_and_failed_log_dir_replicas_read_from_the_cluster(run_module, fake_cluster):
+    # Broker 5 holds replicas but is gone; orders-1's replica on broker 2 sits on a failed log dir.
+    topics = {"orders": {0: [1, 5], 1: [2, 3], 2: [3, 1], 3: [1, 2]}}
+    cluster = fake_cluster(brokers=(1, 2, 3, 4), topics=topics, sizes={"orders": 100})
+    cluster.offline[("orders", 1)] = [2]
+    result = run_module(kafka_reassignment_plan.main, dict(SERVERS, mode="fix_offline"), cluster)
+    assert not result.get("failed"), result
+    summary = result["summary"]
+    assert summary["mode"] == "fix_offline" and summary["balance"] == "bytes" and summary["offline_replicas"] == 2
+    assert summary["bytes_moved"] == summary["bytes_moved_lower_bound"] == 200
+    assert sorted(entry["partition"] for entry in result["plan"]["partitions"]) == [0, 1]
+    final = dict((entry["partition"], entry["replicas"]) for entry in result["plan"]["partitions"])
+    assert 1 in final[0] and 5 not in final[0] and 3 in final[1] and 2 not in final[1]
+    # The offline replicas can be named instead, as when planning offline.
+    named = run_module(kafka_reassignment_plan.main, dict(SERVERS, mode="fix_offline", balance="replicas",
+                                                          offline_replicas={"orders": {"3": [2]}}), cluster)
+    assert sorted(entry["partition"] for entry in named["plan"]["partitions"]) == [0, 3], named
+
+
+@pytest.mark.parametrize("args, field, words", [
+    (dict(mode="add"), "broker_list", "needed with mode=add"),
+    (dict(mode="add", broker_list=[1, 2, 3], replication_factor=2), "replication_factor", "goes with mode=full"),
+    (dict(mode="full", broker_list=[1, 2, 3], new_brokers=[3]), "new_brokers", "goes with mode=add only"),
+    (dict(mode="demote"), "demote_brokers", "needed with mode=demote"),
+    (dict(mode="demote", demote_brokers=[1], broker_list=[1, 2]), "broker_list", "does not go with mode=demote"),
+    (dict(mode="demote", demote_brokers=[1], partition_sizes={"orders": {0: 1}}), "partition_sizes",
+     "does not go with mode=demote"),
+    (dict(mode="remove", broker_list=[1, 2], offline_replicas={"orders": {0: [1]}}), "offline_replicas",
+     "goes with mode=fix_offline only"),
+    (dict(mode="fix_offline", offline_replicas={"orders": {"zero": [1]}}), "offline_replicas",
+     "keys are partition numbers"),
+], ids=["add-without-list", "add-replication-factor", "new-brokers-in-full", "demote-without-brokers",
+        "demote-with-list", "demote-with-sizes", "offline-replicas-in-remove", "offline-replicas-key"])
+def test_mode_options_that_do_not_go_together_fail_before_connecting(run_module, cluster, args, field, words):
+    failed = run_module(kafka_reassignment_plan.main, dict(SERVERS, **args), cluster)
+    assert failed["failed"] and failed["field"] == field and words in failed["msg"], failed
+    assert cluster.clients == []
+
+
+@pytest.mark.parametrize("args, field, words", [
+    (dict(mode="add", broker_list=[1, 2, 3]), "broker_list", "adds no new broker"),
+    (dict(mode="remove", broker_list=[1, 2, 3]), "broker_list", "no broker leaves"),
+    (dict(mode="demote", demote_brokers=[7]), "demote_brokers", "unknown broker ids 7"),
+], ids=["add-nothing-new", "remove-nothing-leaves", "demote-unknown"])
+def test_mode_requests_the_cluster_rules_out_fail_naming_the_field(run_module, fake_cluster, args, field, words):
+    cluster = fake_cluster(brokers=(1, 2, 3), topics={"orders": dict((partition, [1, 2, 3][partition % 3:]
+                                                                      + [1, 2, 3][:partition % 3])
+                                                                     for partition in range(3))})
+    failed = run_module(kafka_reassignment_plan.main, dict(SERVERS, balance="replicas", **args), cluster)
+    assert failed["failed"] and failed["field"] == field and words in failed["msg"], failed
+    assert cluster.writes() == []
