@@ -18,8 +18,9 @@ def _int(value, field):
         raise AnsibleFilterError("%s: expected a broker id (an integer), got %r" % (field, value)) from None
 
 
-def kafka_inventory_broker_ids(group_hosts, hostvars):
-    """{host: [broker ids]} of the kafka_broker group's hosts, as the kafka_broker role numbers them.
+def kafka_inventory_broker_ids(group_hosts, hostvars, only=None, flat=False):
+    """{host: [broker ids]} of the kafka_broker group's hosts, as the kafka_broker role numbers them; with `only`,
+    of those hosts alone (numbered by their place in the whole group); with `flat`, their ids as one sorted list.
 
     A host the role has run on in this play (its instances worked out, __kafka_broker_instances) gives
     those; a host outside the play (--limit) gives what its inventory says: kafka_broker_instances' ids,
@@ -39,7 +40,9 @@ def kafka_inventory_broker_ids(group_hosts, hostvars):
             ids[host] = [_int(variables.get("kafka_broker_id"), "%s: kafka_broker_id" % host)]
         else:
             ids[host] = [position + 1]
-    return ids
+    if only is not None:
+        ids = dict((host, found) for host, found in ids.items() if host in set(only))
+    return sorted(broker for found in ids.values() for broker in found) if flat else ids
 
 
 def kafka_inventory_drift(cluster, inventory_ids, new_brokers="allowed", leaving=None, playbook="this playbook"):

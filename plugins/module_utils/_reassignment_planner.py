@@ -1351,12 +1351,10 @@ def _new_brokers(entries, targets, new_brokers):
 
 
 def _leaving_brokers(entries, targets):
-    """Mode remove: the brokers that hold replicas of the selected topics and are not targets."""
-    leaving = sorted(_holders(entries) - set(targets))
-    if not leaving:
-        raise PlanError("broker_list", "mode=remove: no broker leaves, every broker holding replicas of the "
-                                       "selected topics is in broker_list; leave out the brokers to empty")
-    return leaving
+    """Mode remove: the brokers that hold replicas of the selected topics and are not targets. None is not an
+    error: a run again after the moves (decommission.yml's, say) finds the leaving brokers empty, and its plan is
+    empty too."""
+    return sorted(_holders(entries) - set(targets))
 
 
 def _offline_sets(offline_replicas, current, selected):

@@ -400,9 +400,9 @@ def _check_typed_runs(runs, expected_names):
     given = {pair.split("=", 1)[0] for pair in pairs}
     assert expected_names <= given, sorted(expected_names - given)
     assert code == 0, output[-3000:]
-    # The recap pads its columns with spaces: read each host's counts, however wide.
-    recaps = re.findall(r"(\S+)\s+: ok=\d+\s+changed=(\d+)\s+unreachable=0\s+failed=0", output)
-    assert recaps and all(changed == "0" for unused, changed in recaps), output[-3000:]
+    # As the other re-runs here check it: the recap may be coloured, its columns padded.
+    assert "PLAY RECAP" in output and "changed=0" in output and not re.search(r"changed=[1-9]", output), \
+        output[-3000:]
     _check_refused(refused, "kafka_broker_min_insync_replicas: 'two' is not an int")
     assert all(pid != "0" for unused, pids in before.values() for pid in pids)
     assert after == before

@@ -79,6 +79,9 @@ def test_ids_per_host_as_the_role_numbers_them():
     }
     assert kafka_inventory_broker_ids(["k1", "k2", "k3", "k4"], hostvars) == {
         "k1": [11], "k2": [21, 22], "k3": [31], "k4": [4]}
+    # The hosts a scale-out adds, numbered by their place in the whole group, as one list.
+    assert kafka_inventory_broker_ids(["k1", "k2", "k3", "k4"], hostvars, only=["k4", "k2"], flat=True) == [4, 21, 22]
+    assert kafka_inventory_broker_ids(["k1", "k2", "k3", "k4"], hostvars, flat=True) == [4, 11, 21, 22, 31]
 
 
 def test_a_bad_id_names_the_host():
