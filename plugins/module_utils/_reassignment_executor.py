@@ -390,13 +390,7 @@ def run_reassignment(module, client, inputs):
         # Asked to move unthrottled: a throttle an earlier run of the plan left would still hold the moves back.
         result["throttle_removed"] = remove_left_over_throttle(module, client, 0, plan_entries)
 
-    def report(status):
-        module.log("kafka_reassignment: %s" % describe_progress(status))
-        if params["progress_file"]:
-            # One JSON line per reading; the action plugin (or an operator's tail -f) follows the file.
-            with open(params["progress_file"], "a") as handle:
-                handle.write(json.dumps(status) + "\n")
-
+    report = module.progress_reporter("kafka_reassignment", describe_progress, params["progress_file"])
     result.update(execute(client, pending, params["throttle"], params["max_moves_per_broker"], params["timeout"],
                           params["poll_interval"], timeout_ms, report, params["elect_leaders"], plan_entries,
                           params["progress_interval"], room))

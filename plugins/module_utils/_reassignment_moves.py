@@ -321,9 +321,9 @@ def _duration(seconds):
     return "%d s" % seconds
 
 
-def describe_progress(status):
-    """A line for the operator: partitions done, bytes copied, rate, time left, time spent."""
-    parts = ["%d of %d partitions moved" % (status["done"], status["total"])]
+def describe_progress(status, moved="partitions moved"):
+    """A line for the operator: partitions done (or what moved says), bytes copied, rate, time left, time spent."""
+    parts = ["%d of %d %s" % (status["done"], status["total"], moved)]
     if status.get("bytes_copied") is not None:
         parts.append("%s of %s copied" % (_size(status["bytes_copied"]), _size(status["bytes_total"])))
     if status.get("rate") is not None:

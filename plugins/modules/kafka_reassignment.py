@@ -238,7 +238,7 @@ rate:
 """
 
 from ansible_collections.kafkaops.cluster.plugins.module_utils._admin_module import KafkaAdminModule
-from ansible_collections.kafkaops.cluster.plugins.module_utils._option_limits import NumberLimit
+from ansible_collections.kafkaops.cluster.plugins.module_utils._option_limits import MOVE_LIMITS
 from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_executor import (
     check_reassignment_inputs,
     run_reassignment,
@@ -259,18 +259,10 @@ ARGUMENT_SPEC = dict(
     progress_interval=dict(type="float", default=10),
     progress_file=dict(type="path"),
 )
-LIMITS = dict(
-    throttle=NumberLimit(minimum=0),
-    max_moves_per_broker=NumberLimit(minimum=1),
-    max_disk_fill=NumberLimit(minimum=0, maximum=1, exclusive_minimum=True),
-    timeout=NumberLimit(minimum=1),
-    poll_interval=NumberLimit(minimum=0, exclusive_minimum=True),
-    progress_interval=NumberLimit(minimum=0, exclusive_minimum=True),
-)
 
 
 def main():
-    module = KafkaAdminModule(ARGUMENT_SPEC, limits=LIMITS, mutually_exclusive=[("plan", "plan_file")],
+    module = KafkaAdminModule(ARGUMENT_SPEC, limits=MOVE_LIMITS, mutually_exclusive=[("plan", "plan_file")],
                               required_one_of=[("plan", "plan_file")])
     module.run(run_reassignment, check_inputs=check_reassignment_inputs, result=unchanged_reassignment_result())
 
