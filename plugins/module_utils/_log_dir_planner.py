@@ -276,3 +276,62 @@ def plan_log_dirs(brokers, evacuate=None, balance=False, topics=None, max_disk_f
     return dict(moves=moves, bytes_moved=sum(move["bytes"] for move in moves),
                 bytes_moved_lower_bound=sum(item["bytes_moved_lower_bound"] for item in summary.values()),
                 brokers=summary)
+
+
+def order_moves(moves, brokers, max_moves_per_broker, max_disk_fill):
+    """The moves cut into batches: per broker at most max_moves_per_broker, each copy fitting its volume.
+
+    A copy fills its target dir's volume before Kafka deletes the source (a move inside one filesystem needs
+    the room for a while too), so a move waits for a later batch until the volume, with the batch's other
+    copies, stays at or below max_disk_fill; a batch's moves free their sources once it completes. A move
+    already in progress (in_progress true) goes first, whatever the room. Volumes that do not report their
+    size are not limited. Returns (batches, {broker: {path: the most bytes its volume holds meanwhile}});
+    raises LogDirPlanError (field max_disk_fill) when moves remain and none fits.
+    """
+    used, total, volume_of = {}, {}, {}
+    for broker_id, state in brokers.items():
+        for path, info in state["dirs"].items():
+            volume = (broker_id,) + _volume(info, path)
+            volume_of[(broker_id, path)] = volume
+            if volume[1] == "volume":
+                total[volume] = info["total_bytes"]
+                used[volume] = info["total_bytes"] - info["usable_bytes"]
+    peaks = dict(used)
+    batches, remaining = [], list(moves)
+    while remaining:
+        batch, later, short, count, gained = [], [], [], {}, {}
+        for move in remaining:
+            target = volume_of[(move["broker"], move["to_dir"])]
+            lacking = target in used and used[target] + gained.get(target, 0) + move["bytes"] > int(
+                max_disk_fill * total[target])
+            if move.get("in_progress") or (count.get(move["broker"], 0) < max_moves_per_broker and not lacking):
+                batch.append(move)
+                count[move["broker"]] = count.get(move["broker"], 0) + 1
+                gained[target] = gained.get(target, 0) + move["bytes"]
+            else:
+                later.append(move)
+                if lacking:
+                    short.append(move)
+        if not batch:
+            shown = ["%s-%d to %s on broker %d (%s; its volume holds %s of %s)" % (
+                move["topic"], move["partition"], move["to_dir"], move["broker"], size_text(move["bytes"]),
+                size_text(used[volume_of[(move["broker"], move["to_dir"])]]),
+                size_text(total[volume_of[(move["broker"], move["to_dir"])]])) for move in short[:5]]
+            raise LogDirPlanError("max_disk_fill", "a copy lands before Kafka deletes its source, and none of the "
+                                  "%d move(s) left fits below %s of its volume: %s. Free space, or raise "
+                                  "max_disk_fill" % (len(remaining), max_disk_fill, "; ".join(shown)))
+        for volume, count_bytes in gained.items():
+            if volume in used:
+                used[volume] += count_bytes
+                peaks[volume] = max(peaks[volume], used[volume])
+        for move in batch:
+            source = volume_of[(move["broker"], move["from_dir"])]
+            if source in used:
+                used[source] -= move["bytes"]
+        batches.append(batch)
+        remaining = later
+    by_broker = {}
+    for (broker_id, path), volume in sorted(volume_of.items()):
+        if volume in peaks:
+            by_broker.setdefault(broker_id, {})[path] = peaks[volume]
+    return batches, by_broker
