@@ -277,9 +277,9 @@ def submit(client, batch):
     if not request:
         return
     outcome = client.alter_replica_log_dirs(request)
-    failures = ["%s-%d on broker %d to %s: %s" % (key.topic, key.partition, key.broker_id, request[key],
-                                                   getattr(error, "__name__", error))
-                for key, error in sorted(outcome.items()) if getattr(error, "errno", 0)]
+    failures = ["%s-%d on broker %d to %s: %s" % (
+        key.topic, key.partition, key.broker_id, request[key], getattr(error, "__name__", error))
+        for key, error in sorted(outcome.items()) if getattr(error, "errno", 0)]
     if failures:
         raise KafkaAdminError("the brokers refused %d move(s): %s" % (len(failures), "; ".join(failures[:10])))
 

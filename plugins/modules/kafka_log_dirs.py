@@ -25,7 +25,7 @@ description:
   - On Kafka 4.3 and later (KIP-1066) the dirs to evacuate are cordoned first, so that no new partition lands
     on them; they stay cordoned until O(uncordon) names them. Cordoning is the broker config
     C(cordoned.log.dirs), set on that broker with IncrementalAlterConfigs.
-  - Whether the cluster can cordon is read from its finalized C(metadata.version) (DescribeFeatures): the
+  - Whether the cluster can cordon is read from its finalized C(metadata.version) (DescribeFeatures); the
     controllers accept C(cordoned.log.dirs) from feature level 30 (4.3-IV0) on, and refuse it below.
     Each dir's cordon comes from DescribeLogDirs (C(IsCordoned), version 5).
   - With O(throttle), the brokers that move copy at most that many bytes per second between their dirs (broker
