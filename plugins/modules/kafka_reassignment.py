@@ -44,6 +44,12 @@ options:
   plan:
     description:
       - 'The plan, C({"version": 1, "partitions": [{"topic": ..., "partition": ..., "replicas": [...]}]}).'
+      - An entry may carry Kafka's C(log_dirs), one per replica, each V(any) or the absolute path of a log dir of
+        that replica's broker. Each named dir is checked first (the broker has it, online and not cordoned), asked
+        for with AlterReplicaLogDirs before the partition moves (a broker that does not hold the replica yet keeps
+        the dir for it) and again once it moves, and waited for until the replica sits there (with O(wait)).
+        A replica already in its dir changes nothing; one in another dir is moved there even when its partition's
+        replicas stay (RV(log_dir_moves)).
     type: dict
   plan_file:
     description: A JSON file on the host running the module holding the plan.
@@ -150,6 +156,12 @@ partitions:
   type: list
   elements: str
   sample: [orders-0, orders-3]
+log_dir_moves:
+  description: The replicas not yet in the log dir the plan names for them, as C(topic-partition on broker N to /dir).
+  returned: when the plan names log dirs (state present)
+  type: list
+  elements: str
+  sample: [orders-3 on broker 4 to /data/disk2/kafka]
 already_in_place:
   description: Number of plan partitions already at their target.
   returned: always
