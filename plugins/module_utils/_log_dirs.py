@@ -43,6 +43,10 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_mov
     progress_status,
 )
 from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_planner import check_max_disk_fill
+from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_throttle import (
+    THROTTLE_TAKE_ON_SECONDS,
+    remove_after_failure,
+)
 
 # KIP-1066: the broker config listing the log dirs that take no new replica, and the metadata.version feature
 # level that lets the controllers accept it (4.3-IV0; below it they refuse the config with INVALID_CONFIG).
@@ -232,7 +236,21 @@ class DirCopyThrottle(object):
             # A rate equal to this run's was left by a run of this module that timed out: it is this run's to remove.
             self.before[broker] = None if current == str(self.rate) else current
             alter_dynamic_configs(self.client, str(broker), {THROTTLE_KEY: (SET, str(self.rate))}, validate_only=False)
+        self._wait_until_taken_on(brokers)
         return sorted(self.before)
+
+    def _wait_until_taken_on(self, brokers):
+        """Return once every broker reports the rate: a copy submitted before a broker applies it runs unthrottled."""
+        deadline = time.time() + THROTTLE_TAKE_ON_SECONDS
+        while True:
+            behind = [broker for broker in brokers if read_dynamic_configs(
+                self.client, "broker", str(broker)).get(THROTTLE_KEY) != str(self.rate)]
+            if not behind:
+                return
+            if time.time() > deadline:
+                raise KafkaAdminError("broker(s) %s did not take on the copy throttle within %d s, so nothing was "
+                                      "moved" % (", ".join(map(str, behind)), THROTTLE_TAKE_ON_SECONDS))
+            time.sleep(0.1)
 
     def remove(self, keep=()):
         """Put back each broker's rate as it was, but on the brokers in keep. Returns the brokers it stays on."""
@@ -355,12 +373,7 @@ def execute(client, batches, throttle_rate, timeout, poll_interval, report, prog
                 time.sleep(poll_interval)
     except Exception as error:
         in_flight = error.in_flight if isinstance(error, LogDirMovesTimedOut) else ()
-        kept = []
-        if throttle:
-            try:
-                kept = throttle.remove(keep=in_flight)
-            except KafkaAdminError as leftover:
-                raise KafkaAdminError("%s. Also, %s" % (describe_error(error), leftover)) from error
+        kept = remove_after_failure(throttle, error, in_flight) if throttle else []
         if not in_flight:
             raise
         what = ("The copy throttle (%d bytes/s) stays on broker(s) %s, so the copies still running do not "
@@ -466,6 +479,10 @@ def run_log_dirs(module, client, inputs):
         for broker, (before, after) in changes.items():
             result["diff"]["before"].setdefault(str(broker), {})[CORDON_KEY] = before
             result["diff"]["after"].setdefault(str(broker), {})[CORDON_KEY] = after
+    if evacuate and not cordon:
+        module.warn("the evacuated log dirs are not cordoned (%s), so Kafka may still place new partitions' "
+                    "replicas on them; run again afterwards to move those too" % (
+                        "cordon: false" if supported else "the cluster cannot cordon before metadata.version 4.3-IV0"))
     if module.check_mode:
         return
     for broker, (_now, after) in sorted(changes.items()):

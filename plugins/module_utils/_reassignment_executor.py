@@ -38,7 +38,10 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin impo
 from ansible_collections.kafkaops.cluster.plugins.module_utils._leader_election import elect as ask_for_elections
 from ansible_collections.kafkaops.cluster.plugins.module_utils._log_dirs import finished as in_their_dirs
 from ansible_collections.kafkaops.cluster.plugins.module_utils._log_dirs import read_log_dirs
-from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_throttle import Throttle
+from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_throttle import (
+    Throttle,
+    remove_after_failure,
+)
 from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_moves import (
     CapacityOrderError,
     PlanInputError,
@@ -258,12 +261,7 @@ def execute(client, pending, throttle_rate, max_moves_per_broker, timeout, poll_
         moves_ended = time.time()
     except Exception as error:
         in_flight = error.in_flight if isinstance(error, ReassignmentTimedOut) else ()
-        kept = dict(brokers=[], topics=[])
-        if throttle:
-            try:
-                kept = throttle.remove(keep=in_flight)
-            except KafkaAdminError as leftover:
-                raise KafkaAdminError("%s. Also, %s" % (describe_error(error), leftover)) from error
+        kept = remove_after_failure(throttle, error, in_flight) if throttle else dict(brokers=[], topics=[])
         if not in_flight:
             raise
         if kept["brokers"]:

@@ -30,7 +30,8 @@ description:
     Each dir's cordon comes from DescribeLogDirs (C(IsCordoned), version 5).
   - With O(throttle), the brokers that move copy at most that many bytes per second between their dirs (broker
     config C(replica.alter.log.dirs.io.max.bytes.per.second)); afterwards, also after a failure, each broker's
-    rate is put back as it was. After a timeout the throttle stays on the brokers still copying (unthrottled,
+    rate is put back as it was. Nothing is submitted until every such broker reports the rate (within 30
+    seconds, or the run fails before moving anything). After a timeout the throttle stays on the brokers still copying (unthrottled,
     they could saturate their disks) and is removed everywhere else; a run with the same O(throttle) that
     finds nothing left to move removes it.
   - Submits in batches of at most O(max_moves_per_broker) moves per broker, in which each copy fits below
@@ -75,6 +76,8 @@ options:
       - Cordon the dirs of O(evacuate) before moving, so that no new partition lands on them (Kafka 4.3+, KIP-1066).
       - Default true where the cluster supports it (RV(cordon_supported)) and false elsewhere; true on a
         cluster that does not is refused.
+      - Without a cordon the run warns that Kafka may still place new replicas on the evacuated dirs (a later
+        run moves those too).
     type: bool
   uncordon:
     description:

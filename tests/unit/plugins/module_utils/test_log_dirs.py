@@ -230,6 +230,7 @@ def test_a_cluster_before_4_3_evacuates_without_cordoning(run_module, cluster):
     cluster.metadata_level = 29
     result = run_module(kafka_log_dirs.main, EVACUATE_A, cluster)
     assert result["changed"] and result["cordon_supported"] is False and result["cordoned"] == {}
+    assert "not cordoned" in result["warnings"][0] and "4.3-IV0" in result["warnings"][0]
     assert set(cluster.where(1).values()) == {"/b"}
     assert not any(name == "incremental_alter_configs" for name, unused in cluster.writes())
 
