@@ -17,6 +17,8 @@ puts what it reports into module.result. Unit tests give it a fake client of pla
 from __future__ import absolute_import, division, print_function
 
 
+import json
+
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
 from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin import (
@@ -72,6 +74,19 @@ class KafkaAdminModule:
 
     def log(self, message):
         self.ansible_module.log(message)
+
+    def progress_reporter(self, name, describe, progress_file=None):
+        """report(reading): log the reading as describe() words it, and append it as a JSON line to progress_file.
+
+        One line per reading, so an action plugin (or an operator's tail -f) can follow the file.
+        """
+        def report(reading):
+            self.log("%s: %s" % (name, describe(reading)))
+            if progress_file:
+                with open(progress_file, "a") as handle:
+                    handle.write(json.dumps(reading) + "\n")
+
+        return report
 
     def atomic_move(self, source, destination):
         self.ansible_module.atomic_move(source, destination)

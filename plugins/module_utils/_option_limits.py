@@ -47,6 +47,15 @@ class NumberLimit:
 
 
 PORT = NumberLimit(minimum=1, maximum=65535)
+# The options of the modules that move replicas and wait for them (kafka_reassignment, kafka_log_dirs).
+MOVE_LIMITS = dict(
+    throttle=NumberLimit(minimum=0),
+    max_moves_per_broker=NumberLimit(minimum=1),
+    max_disk_fill=NumberLimit(minimum=0, maximum=1, exclusive_minimum=True),
+    timeout=NumberLimit(minimum=1),
+    poll_interval=NumberLimit(minimum=0, exclusive_minimum=True),
+    progress_interval=NumberLimit(minimum=0, exclusive_minimum=True),
+)
 
 
 def check_limits(params, limits):

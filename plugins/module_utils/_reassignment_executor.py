@@ -18,9 +18,9 @@ import json
 import time
 
 try:
-    from kafka import TopicPartition
+    from kafka import TopicPartition, TopicPartitionReplica
 except ImportError:
-    TopicPartition = None
+    TopicPartition = TopicPartitionReplica = None
 
 from ansible_collections.kafkaops.cluster.plugins.module_utils._cluster import (
     current_assignment,
@@ -36,7 +36,12 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin impo
     forget_controller,
 )
 from ansible_collections.kafkaops.cluster.plugins.module_utils._leader_election import elect as ask_for_elections
-from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_throttle import Throttle
+from ansible_collections.kafkaops.cluster.plugins.module_utils._log_dirs import finished as in_their_dirs
+from ansible_collections.kafkaops.cluster.plugins.module_utils._log_dirs import read_log_dirs
+from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_throttle import (
+    Throttle,
+    remove_after_failure,
+)
 from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_moves import (
     CapacityOrderError,
     PlanInputError,
@@ -48,6 +53,7 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_mov
     disk_room,
     expected_seconds,
     make_batches,
+    parse_log_dirs,
     parse_plan,
     progress_status,
 )
@@ -255,12 +261,7 @@ def execute(client, pending, throttle_rate, max_moves_per_broker, timeout, poll_
         moves_ended = time.time()
     except Exception as error:
         in_flight = error.in_flight if isinstance(error, ReassignmentTimedOut) else ()
-        kept = dict(brokers=[], topics=[])
-        if throttle:
-            try:
-                kept = throttle.remove(keep=in_flight)
-            except KafkaAdminError as leftover:
-                raise KafkaAdminError("%s. Also, %s" % (describe_error(error), leftover)) from error
+        kept = remove_after_failure(throttle, error, in_flight) if throttle else dict(brokers=[], topics=[])
         if not in_flight:
             raise
         if kept["brokers"]:
@@ -298,6 +299,85 @@ def execute(client, pending, throttle_rate, max_moves_per_broker, timeout, poll_
                 rate=round(copied / moving) if copied is not None and moving > 0 else None, sizes_error=sizes_error)
 
 
+# ---- log dirs a plan names (Kafka's "log_dirs", one per replica) ----------------------------------------
+
+# What AlterReplicaLogDirs answers for a replica its broker does not hold yet; the broker keeps the dir for it
+# (the replica is created there), and asking again once it exists moves it if it landed elsewhere.
+NOT_THERE_YET = ("ReplicaNotAvailableError", "NotLeaderForPartitionError", "UnknownTopicOrPartitionError")
+
+
+def log_dir_requests(client, parsed, wanted, field):
+    """[{topic, partition, broker, to_dir}] of the dirs the plan names that their replicas are not in yet.
+
+    Refuses (PlanInputError naming plan.partitions[i].log_dirs) a dir its broker does not have, an offline one and
+    a cordoned one (Kafka places no replica there).
+    """
+    if not wanted:
+        return []
+    index_of = dict(((topic, partition), index) for index, (topic, partition, unused) in enumerate(parsed))
+    topics = {}
+    for topic, partition in wanted:
+        topics.setdefault(topic, []).append(partition)
+    state = read_log_dirs(client, sorted(set(broker for dirs in wanted.values() for broker in dirs)), topics)
+    requests = []
+    for key, dirs in sorted(wanted.items()):
+        where = "%s.partitions[%d].log_dirs" % (field, index_of[key])
+        for broker, path in sorted(dirs.items()):
+            held = state.get(broker, dict(dirs={}, replicas={}, future={}))
+            info = held["dirs"].get(path)
+            if info is None:
+                raise PlanInputError(where, "broker %d has no log dir %s; its log dirs are %s" % (
+                    broker, path, ", ".join(sorted(held["dirs"])) or "unknown"))
+            if not info["online"] or info["cordoned"]:
+                raise PlanInputError(where, "broker %d's log dir %s is %s: Kafka places no replica there" % (
+                    broker, path, "offline (%s)" % info["error"] if not info["online"] else "cordoned"))
+            if held["replicas"].get(key, {}).get("dir") != path or key in held["future"]:
+                requests.append(dict(topic=key[0], partition=key[1], broker=broker, to_dir=path))
+    return requests
+
+
+def send_log_dirs(client, requests):
+    """AlterReplicaLogDirs for the requests; returns those whose broker does not hold the replica yet."""
+    if not requests:
+        return []
+    by_replica = dict((TopicPartitionReplica(item["topic"], item["partition"], item["broker"]), item)
+                      for item in requests)
+    outcome = client.alter_replica_log_dirs(dict((replica, item["to_dir"]) for replica, item in by_replica.items()))
+    later, failures = [], []
+    for replica, error in sorted(outcome.items()):
+        name = getattr(error, "__name__", str(error))
+        if name in NOT_THERE_YET:
+            later.append(by_replica[replica])
+        elif getattr(error, "errno", 0):
+            failures.append("%s-%d on broker %d to %s: %s" % (
+                replica.topic, replica.partition, replica.broker_id, by_replica[replica]["to_dir"], name))
+    if failures:
+        raise KafkaAdminError("the brokers refused the plan's log dirs: %s" % "; ".join(failures[:10]))
+    return later
+
+
+def place_in_log_dirs(client, not_yet_asked, requests, deadline, poll_interval):
+    """Ask again for the replicas that did not exist yet, and wait until every replica sits in its dir."""
+    waiting = list(requests)
+    while True:
+        not_yet_asked = send_log_dirs(client, not_yet_asked)
+        topics = {}
+        for item in waiting:
+            topics.setdefault(item["topic"], set()).add(item["partition"])
+        state = read_log_dirs(client, sorted(set(item["broker"] for item in waiting)),
+                              dict((topic, sorted(partitions)) for topic, partitions in topics.items()))
+        done = in_their_dirs(state, waiting)[0]
+        waiting = [item for item in waiting if item not in done]
+        if not waiting:
+            return
+        if time.time() > deadline:
+            raise KafkaAdminError("the partitions moved, but timed out waiting for replicas to reach the plan's log "
+                                  "dirs: %s. Run again with the same plan to wait for them" % ", ".join(
+                                      "%s-%d on broker %d to %s" % (item["topic"], item["partition"], item["broker"],
+                                                                    item["to_dir"]) for item in waiting[:20]))
+        time.sleep(poll_interval)
+
+
 # ---- the module's run ------------------------------------------------------------------------
 
 
@@ -318,7 +398,8 @@ def load_plan(params):
 
 
 def check_reassignment_inputs(module):
-    """The plan, read and checked before connecting: (entries as parse_plan gives them, option name)."""
+    """The plan, read and checked before connecting: (entries as parse_plan gives them, option name, the log
+    dirs it names as parse_log_dirs gives them)."""
     params = module.params
     if params["throttle"] and not params["wait"]:
         raise PlanInputError("throttle", "needs wait: true, so the throttle can be removed when the moves end")
@@ -326,7 +407,8 @@ def check_reassignment_inputs(module):
         raise PlanInputError("max_disk_fill", "needs wait: true: the moves are kept under it batch by batch, and "
                              "without waiting all of them are submitted at once")
     plan, field = load_plan(params)
-    return parse_plan(plan, field), field
+    parsed = parse_plan(plan, field)
+    return parsed, field, parse_log_dirs(plan, field)
 
 
 def _plan_entries(parsed, assignment):
@@ -349,8 +431,9 @@ def remove_left_over_throttle(module, client, rate, plan_entries):
 
 def run_reassignment(module, client, inputs):
     """kafka_reassignment: cancel (state absent) or carry out the checked plan, filling module.result."""
-    parsed, field = inputs
+    parsed, field, wanted_dirs = inputs
     params, result = module.params, module.result
+    started = time.time()
     assignment, brokers, ongoing = read_state(client, set(entry[0] for entry in parsed))
     timeout_ms = params["request_timeout"] * 1000
     plan_entries = _plan_entries(parsed, assignment)
@@ -365,8 +448,12 @@ def run_reassignment(module, client, inputs):
         return
 
     pending = check_against_cluster(parsed, assignment, brokers, ongoing, field)
-    result.update(changed=bool(pending), already_in_place=len(parsed) - len(pending),
+    dir_requests = log_dir_requests(client, parsed, wanted_dirs, field)
+    result.update(changed=bool(pending or dir_requests), already_in_place=len(parsed) - len(pending),
                   partitions=["%s-%d" % (entry["topic"], entry["partition"]) for entry in pending])
+    if wanted_dirs:
+        result["log_dir_moves"] = ["%s-%d on broker %d to %s" % (
+            item["topic"], item["partition"], item["broker"], item["to_dir"]) for item in dir_requests]
     if module.diff:
         result["diff"] = dict(
             before=dict(("%s-%d" % (entry["topic"], entry["partition"]), entry["current"]) for entry in pending),
@@ -374,7 +461,12 @@ def run_reassignment(module, client, inputs):
     if not pending:
         # Everything is in place: what a timed-out run of this plan left on its moves then in flight goes now.
         result["throttle_removed"] = remove_left_over_throttle(module, client, params["throttle"], plan_entries)
-        result["changed"] = bool(result["throttle_removed"]["brokers"] or result["throttle_removed"]["topics"])
+        result["changed"] = bool(dir_requests or result["throttle_removed"]["brokers"]
+                                 or result["throttle_removed"]["topics"])
+        if dir_requests and not module.check_mode:
+            not_yet = send_log_dirs(client, dir_requests)
+            if params["wait"]:
+                place_in_log_dirs(client, not_yet, dir_requests, started + params["timeout"], params["poll_interval"])
         return
     room = None
     if params["max_disk_fill"] is not None:
@@ -382,6 +474,9 @@ def run_reassignment(module, client, inputs):
                                                           params["max_moves_per_broker"])
     if module.check_mode:
         return
+    # As Kafka's tool does: the dirs first, so a replica the move creates lands in its dir; a broker that does
+    # not hold a replica yet keeps the dir for it, and is asked again once the moves are done.
+    not_yet = send_log_dirs(client, dir_requests)
     if not params["wait"]:
         submit(client, pending, timeout_ms)
         return
@@ -390,16 +485,12 @@ def run_reassignment(module, client, inputs):
         # Asked to move unthrottled: a throttle an earlier run of the plan left would still hold the moves back.
         result["throttle_removed"] = remove_left_over_throttle(module, client, 0, plan_entries)
 
-    def report(status):
-        module.log("kafka_reassignment: %s" % describe_progress(status))
-        if params["progress_file"]:
-            # One JSON line per reading; the action plugin (or an operator's tail -f) follows the file.
-            with open(params["progress_file"], "a") as handle:
-                handle.write(json.dumps(status) + "\n")
-
+    report = module.progress_reporter("kafka_reassignment", describe_progress, params["progress_file"])
     result.update(execute(client, pending, params["throttle"], params["max_moves_per_broker"], params["timeout"],
                           params["poll_interval"], timeout_ms, report, params["elect_leaders"], plan_entries,
                           params["progress_interval"], room))
+    if dir_requests:
+        place_in_log_dirs(client, not_yet, dir_requests, started + params["timeout"], params["poll_interval"])
     sizes_error = result.pop("sizes_error")
     if sizes_error:
         module.warn("the partition sizes could not be read (%s), so bytes_to_move, expected_seconds "

@@ -55,6 +55,31 @@ def parse_plan(plan, field="plan"):
     return parsed
 
 
+def parse_log_dirs(plan, field="plan"):
+    """The log dirs a plan asks for (Kafka's optional "log_dirs" of an entry, one per replica, "any" or an
+    absolute path): {(topic, partition): {broker: path}} without the "any" ones, or PlanInputError naming the entry.
+
+    Call after parse_plan(), which checked the entries' shape.
+    """
+    wanted = {}
+    for index, entry in enumerate(plan["partitions"]):
+        dirs = entry.get("log_dirs")
+        if dirs is None:
+            continue
+        where = "%s.partitions[%d].log_dirs" % (field, index)
+        if not isinstance(dirs, list) or len(dirs) != len(entry["replicas"]):
+            raise PlanInputError(where, "a list of one log dir per replica (%d), each \"any\" or an absolute path"
+                                 % len(entry["replicas"]))
+        for position, broker in enumerate(entry["replicas"]):
+            path = dirs[position]
+            if path == "any":
+                continue
+            if not isinstance(path, str) or not path.startswith("/"):
+                raise PlanInputError(where, "%r for broker %d is neither \"any\" nor an absolute path" % (path, broker))
+            wanted.setdefault((entry["topic"], entry["partition"]), {})[broker] = path.rstrip("/") or "/"
+    return wanted
+
+
 def check_against_cluster(parsed, topics, live_brokers, ongoing, field="plan"):
     """Validate a parsed plan against the cluster; return the entries whose replicas must change.
 
@@ -321,9 +346,9 @@ def _duration(seconds):
     return "%d s" % seconds
 
 
-def describe_progress(status):
-    """A line for the operator: partitions done, bytes copied, rate, time left, time spent."""
-    parts = ["%d of %d partitions moved" % (status["done"], status["total"])]
+def describe_progress(status, moved="partitions moved"):
+    """A line for the operator: partitions done (or what moved says), bytes copied, rate, time left, time spent."""
+    parts = ["%d of %d %s" % (status["done"], status["total"], moved)]
     if status.get("bytes_copied") is not None:
         parts.append("%s of %s copied" % (_size(status["bytes_copied"]), _size(status["bytes_total"])))
     if status.get("rate") is not None:

@@ -40,6 +40,14 @@ THROTTLE_REMOVE_SECONDS = 120
 THROTTLE_TAKE_ON_SECONDS = 30
 
 
+def remove_after_failure(throttle, error, keep=()):
+    """throttle.remove(keep) after error broke a run; when removing fails too, one error naming both."""
+    try:
+        return throttle.remove(keep=keep)
+    except KafkaAdminError as leftover:
+        raise KafkaAdminError("%s. Also, %s" % (describe_error(error), leftover)) from error
+
+
 def _split_list(value):
     return [item.strip() for item in (value or "").split(",") if item.strip()]
 

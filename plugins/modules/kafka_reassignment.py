@@ -44,6 +44,12 @@ options:
   plan:
     description:
       - 'The plan, C({"version": 1, "partitions": [{"topic": ..., "partition": ..., "replicas": [...]}]}).'
+      - An entry may carry Kafka's C(log_dirs), one per replica, each V(any) or the absolute path of a log dir of
+        that replica's broker. Each named dir is checked first (the broker has it, online and not cordoned), asked
+        for with AlterReplicaLogDirs before the partition moves (a broker that does not hold the replica yet keeps
+        the dir for it) and again once it moves, and waited for until the replica sits there (with O(wait)).
+        A replica already in its dir changes nothing; one in another dir is moved there even when its partition's
+        replicas stay (RV(log_dir_moves)).
     type: dict
   plan_file:
     description: A JSON file on the host running the module holding the plan.
@@ -150,6 +156,12 @@ partitions:
   type: list
   elements: str
   sample: [orders-0, orders-3]
+log_dir_moves:
+  description: The replicas not yet in the log dir the plan names for them, as C(topic-partition on broker N to /dir).
+  returned: when the plan names log dirs (state present)
+  type: list
+  elements: str
+  sample: [orders-3 on broker 4 to /data/disk2/kafka]
 already_in_place:
   description: Number of plan partitions already at their target.
   returned: always
@@ -238,7 +250,7 @@ rate:
 """
 
 from ansible_collections.kafkaops.cluster.plugins.module_utils._admin_module import KafkaAdminModule
-from ansible_collections.kafkaops.cluster.plugins.module_utils._option_limits import NumberLimit
+from ansible_collections.kafkaops.cluster.plugins.module_utils._option_limits import MOVE_LIMITS
 from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_executor import (
     check_reassignment_inputs,
     run_reassignment,
@@ -259,18 +271,10 @@ ARGUMENT_SPEC = dict(
     progress_interval=dict(type="float", default=10),
     progress_file=dict(type="path"),
 )
-LIMITS = dict(
-    throttle=NumberLimit(minimum=0),
-    max_moves_per_broker=NumberLimit(minimum=1),
-    max_disk_fill=NumberLimit(minimum=0, maximum=1, exclusive_minimum=True),
-    timeout=NumberLimit(minimum=1),
-    poll_interval=NumberLimit(minimum=0, exclusive_minimum=True),
-    progress_interval=NumberLimit(minimum=0, exclusive_minimum=True),
-)
 
 
 def main():
-    module = KafkaAdminModule(ARGUMENT_SPEC, limits=LIMITS, mutually_exclusive=[("plan", "plan_file")],
+    module = KafkaAdminModule(ARGUMENT_SPEC, limits=MOVE_LIMITS, mutually_exclusive=[("plan", "plan_file")],
                               required_one_of=[("plan", "plan_file")])
     module.run(run_reassignment, check_inputs=check_reassignment_inputs, result=unchanged_reassignment_result())
 

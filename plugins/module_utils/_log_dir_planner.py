@@ -1,0 +1,337 @@
+# -*- coding: utf-8 -*-
+# Copyright: kafkaops.cluster developers
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Where each replica lives inside its broker (JBOD): emptying log dirs and evening them out. Pure: no I/O.
+
+A broker with several log dirs keeps each replica in one of them. Kafka places a new replica in the dir
+holding the fewest partitions, not the fewest bytes, so dirs drift apart; a disk to be removed must be
+emptied first. Moving a replica between dirs of one broker (AlterReplicaLogDirs) copies its bytes on that
+broker only, so each broker is planned on its own.
+
+Terms
+-----
+* A broker's *open* dirs: online, not cordoned and not being evacuated. Only they receive replicas (Kafka
+  refuses AlterReplicaLogDirs into a cordoned or offline dir).
+* ``L_d``: what dir d holds. With *capacity* weights (every open dir reports its volume's total bytes,
+  Kafka 3.3+, and no two of them report the same volume) it is the volume's used bytes (total - usable:
+  other files count, they never move) and ``w_d`` its total bytes; otherwise (*bytes* weights: sizes not
+  reported, or dirs on one filesystem, where a move changes no volume's fill) ``L_d`` is the bytes of the
+  replicas in d and ``w_d = 1``. The *fill* of d is ``L_d / w_d``.
+* ``imbalance``: the largest fill over the mean fill (sum of L over sum of w) of the open dirs; 1.0 is even.
+* ``bytes_moved``: the sizes of the replicas whose dir changes: each is copied once, on its broker.
+
+How the plan is found
+---------------------
+1. Evacuation: every replica of an evacuated dir moves, the largest first, to the open dir with the lowest
+   fill after taking it among those with room below ``max_disk_fill`` (capacity weights only; one
+   filesystem keeps its fill whatever dir holds the bytes).
+2. Balance (when asked): while the fullest open dir can give a replica of a selected topic to a less full
+   one so that ``sum over d of L_d^2 / w_d`` falls, it gives the one whose size best fits
+   ``s* = (f_h - f_l) / (1 / w_h + 1 / w_l)`` (the size that would make the two fills equal): the largest
+   not above ``s*``, else the smallest below ``2 s*`` (any such size lowers the sum). The sum falls at
+   every step and takes finitely many values, so this ends; it ends with no such move from any dir to a
+   less full one, or every fill within half a per cent of the mean. Planning again on the result finds
+   the same end at once: nothing moves.
+
+The lower bound
+---------------
+Let ``U`` and ``M`` be the largest and the smallest fill the plan reaches over a broker's open dirs, and
+``E`` the bytes of the replicas in its evacuated dirs. Every plan that empties the evacuated dirs and ends
+with every open dir's fill between ``M`` and ``U`` (the same balance or better) copies at least:
+
+* ``E + sum over open d of max(0, L_d - U * w_d)``: every byte of an evacuated dir must leave it, and a dir
+  above ``U`` must shed the bytes above it; replicas are never dropped inside a broker, so each byte that
+  leaves a dir is copied into another, and the two kinds of bytes leave different dirs.
+* ``sum over open d of max(0, M * w_d - L_d)``: a dir below ``M`` gains its missing bytes only as copies.
+
+Each holds on its own for every such plan, so their largest, ``bytes_moved_lower_bound``, does too, however
+the plan was found. Without balance, ``U`` and ``M`` are what the evacuation leaves, and the plan moves
+exactly ``E``: the bound is met.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+
+import fractions
+import math
+
+from ansible_collections.kafkaops.cluster.plugins.module_utils._input_errors import InputError
+
+# Fills within this fraction of the mean count as even: past it a move copies bytes for a gain no disk notices.
+BALANCE_TOLERANCE = 0.005
+# A guard against a bug looping forever; each move lowers a finite sum, so a correct run never reaches it.
+MOST_BALANCE_STEPS = 100000
+
+
+class LogDirPlanError(InputError):
+    """A plan the brokers' log dirs cannot carry; field names the option (evacuate[0].log_dir, brokers)."""
+
+
+def size_text(count):
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if count >= scale:
+            return "%.1f %s" % (count / float(scale), unit)
+    return "%d B" % count
+
+
+def _volume(info, path):
+    """The volume a dir is on: dirs of one broker reporting the same total and usable bytes share one."""
+    total, usable = info["total_bytes"], info["usable_bytes"]
+    if total is None or total <= 0 or usable is None or usable < 0:
+        return ("dir", path)
+    return ("volume", total, usable)
+
+
+class _Broker(object):
+    """One broker's dirs while it is planned: what each holds, where each replica is, how full each volume is."""
+
+    def __init__(self, broker_id, state, evacuate, max_disk_fill):
+        self.id = broker_id
+        self.dirs = state["dirs"]
+        self.replicas = state["replicas"]
+        self.evacuate = set(evacuate)
+        self.max_disk_fill = max_disk_fill
+        self.open = sorted(path for path, info in self.dirs.items()
+                           if info["online"] and not info["cordoned"] and path not in self.evacuate)
+        self.volume = dict((path, _volume(info, path)) for path, info in self.dirs.items())
+        self.volume_total, self.volume_used = {}, {}
+        for path, info in self.dirs.items():
+            if self.volume[path][0] == "volume":
+                self.volume_total[self.volume[path]] = info["total_bytes"]
+                self.volume_used[self.volume[path]] = info["total_bytes"] - info["usable_bytes"]
+        open_volumes = [self.volume[path] for path in self.open]
+        self.weights = ("capacity" if open_volumes and all(volume[0] == "volume" for volume in open_volumes)
+                        and len(set(open_volumes)) == len(open_volumes) else "bytes")
+        self.where = dict((key, replica["dir"]) for key, replica in self.replicas.items())
+        self.replica_bytes = dict((path, 0) for path in self.dirs)
+        for replica in self.replicas.values():
+            self.replica_bytes[replica["dir"]] += replica["bytes"]
+
+    def load(self, path):
+        if self.weights == "capacity" and self.volume[path] in self.volume_used:
+            return self.volume_used[self.volume[path]]
+        return self.replica_bytes[path]
+
+    def weight(self, path):
+        if self.weights == "capacity" and self.volume[path] in self.volume_total:
+            return self.volume_total[self.volume[path]]
+        return 1
+
+    def fill(self, path):
+        return self.load(path) / float(self.weight(path))
+
+    def volume_fill(self, path):
+        """The fill of the dir's volume, or None when the broker does not report it."""
+        volume = self.volume[path]
+        if volume not in self.volume_used:
+            return None
+        return round(self.volume_used[volume] / float(self.volume_total[volume]), 4)
+
+    def room(self, source, target):
+        """Bytes the target may still gain from source below max_disk_fill; None when not limited (volume not
+        reported, or the same volume as the source: a move inside one filesystem changes no fill)."""
+        volume = self.volume[target]
+        if volume not in self.volume_used or volume == self.volume[source]:
+            return None
+        return int(self.max_disk_fill * self.volume_total[volume]) - self.volume_used[volume]
+
+    def move(self, key, path):
+        size = self.replicas[key]["bytes"]
+        source = self.where[key]
+        self.replica_bytes[source] -= size
+        self.replica_bytes[path] += size
+        if self.volume[source] != self.volume[path]:
+            if self.volume[source] in self.volume_used:
+                self.volume_used[self.volume[source]] -= size
+            if self.volume[path] in self.volume_used:
+                self.volume_used[self.volume[path]] += size
+        self.where[key] = path
+
+    def loads(self):
+        return dict((path, self.load(path)) for path in self.dirs)
+
+    def imbalance(self, loads=None):
+        """The largest fill of the open dirs over their mean fill (None without open dirs)."""
+        loads = self.loads() if loads is None else loads
+        if not self.open:
+            return None
+        mean = sum(loads[path] for path in self.open) / float(sum(self.weight(path) for path in self.open))
+        if mean <= 0:
+            return 1.0
+        return round(max(loads[path] / float(self.weight(path)) for path in self.open) / mean, 4)
+
+
+def _evacuate(broker, field):
+    """Step 1: every replica of the broker's evacuated dirs to an open dir with room, the largest first."""
+    leaving = sorted((key for key, path in broker.where.items() if path in broker.evacuate),
+                     key=lambda key: (-broker.replicas[key]["bytes"], key))
+    for key in leaving:
+        size, source = broker.replicas[key]["bytes"], broker.where[key]
+        fitting = [path for path in broker.open
+                   if broker.room(source, path) is None or broker.room(source, path) >= size]
+        if not fitting:
+            rooms = ", ".join("%s can take %s more" % (path, size_text(max(0, broker.room(source, path))))
+                              for path in broker.open)
+            raise LogDirPlanError(field[source], "no room on broker %d for %s-%d (%s) from %s: its open log "
+                                  "dirs must stay at or below max_disk_fill %s of their size, and %s. Free space "
+                                  "there, add a disk, or move partitions to other brokers first"
+                                  % (broker.id, key[0], key[1], size_text(size), source, broker.max_disk_fill,
+                                     rooms or "it has none"))
+        target = min(fitting, key=lambda path: ((broker.load(path) + size) / float(broker.weight(path)), path))
+        broker.move(key, target)
+
+
+def _best_fit(sizes_and_keys, ideal):
+    """The (size, key) to give: the largest not above ideal, else the smallest below twice ideal; or None."""
+    below = [item for item in sizes_and_keys if 0 < item[0] <= ideal]
+    if below:
+        return max(below, key=lambda item: (item[0], item[1]))
+    lowering = [item for item in sizes_and_keys if ideal < item[0] < 2 * ideal]
+    return min(lowering) if lowering else None
+
+
+def _balance(broker, movable):
+    """Step 2: moves that lower sum(L^2 / w) over the open dirs, fullest dir first, until none helps."""
+    if len(broker.open) < 2:
+        return
+    for _step in range(MOST_BALANCE_STEPS):
+        mean = sum(broker.load(path) for path in broker.open) / float(sum(broker.weight(path) for path in broker.open))
+        fills = [broker.fill(path) for path in broker.open]
+        if mean <= 0 or (max(fills) <= mean * (1 + BALANCE_TOLERANCE) and min(fills) >= mean * (1 - BALANCE_TOLERANCE)):
+            return
+        step = _balance_step(broker, movable)
+        if step is None:
+            return
+        broker.move(*step)
+    raise AssertionError("the log dir balance did not end within %d moves" % MOST_BALANCE_STEPS)
+
+
+def _balance_step(broker, movable):
+    """(replica, dir) of the next balancing move, or None when no move lowers the sum."""
+    for giver in sorted(broker.open, key=lambda path: (-broker.fill(path), path)):
+        held = [(broker.replicas[key]["bytes"], key) for key in movable if broker.where[key] == giver]
+        if not held:
+            continue
+        for receiver in sorted(broker.open, key=lambda path: (broker.fill(path), path)):
+            if broker.fill(receiver) >= broker.fill(giver):
+                break
+            ideal = (broker.fill(giver) - broker.fill(receiver)) / (
+                1.0 / broker.weight(giver) + 1.0 / broker.weight(receiver))
+            room = broker.room(giver, receiver)
+            chosen = _best_fit([item for item in held if room is None or item[0] <= room], ideal)
+            if chosen is not None:
+                return chosen[1], receiver
+    return None
+
+
+def _lower_bound(broker, before, evacuated_bytes):
+    """bytes_moved_lower_bound of the broker (the module docstring argues it)."""
+    if not broker.open:
+        return evacuated_bytes
+    # Exact fractions: a bound rounded up by floating point would not be one.
+    reached = [fractions.Fraction(broker.load(path), broker.weight(path)) for path in broker.open]
+    highest, lowest = max(reached), min(reached)
+    leaving = evacuated_bytes + sum(max(0, before[path] - highest * broker.weight(path)) for path in broker.open)
+    arriving = sum(max(0, lowest * broker.weight(path) - before[path]) for path in broker.open)
+    return int(math.floor(max(leaving, arriving)))
+
+
+def plan_log_dirs(brokers, evacuate=None, balance=False, topics=None, max_disk_fill=0.85, field=None):
+    """The moves that empty the evacuated dirs and (with balance) even out each broker's open dirs.
+
+    brokers: {broker id: {"dirs": {path: {"total_bytes", "usable_bytes" (None when not reported), "online",
+    "cordoned"}}, "replicas": {(topic, partition): {"dir", "bytes"}}}}, the brokers to plan. evacuate:
+    {broker id: [paths]}; every replica there moves (whatever topics says). topics: the topics balance may
+    move (None: all). field: {(broker id, path): option name} for messages about an evacuated dir.
+
+    Returns {"moves": [{topic, partition, broker, from_dir, to_dir, bytes}], "bytes_moved",
+    "bytes_moved_lower_bound", "brokers": {broker id: {"weights", "dirs": {path: {bytes_before, bytes_after,
+    fill_before, fill_after}}, "imbalance_before", "imbalance_after", "bytes_moved",
+    "bytes_moved_lower_bound"}}}, fills those of each dir's volume (None when not reported); raises
+    LogDirPlanError when a replica of an evacuated dir finds no room.
+    """
+    evacuate = evacuate or {}
+    field = field or {}
+    moves, summary = [], {}
+    for broker_id in sorted(brokers):
+        broker = _Broker(broker_id, brokers[broker_id], evacuate.get(broker_id, ()), max_disk_fill)
+        before, bytes_before = broker.loads(), dict(broker.replica_bytes)
+        fill_before = dict((path, broker.volume_fill(path)) for path in broker.dirs)
+        imbalance_before = broker.imbalance()
+        evacuated_bytes = sum(broker.replica_bytes[path] for path in broker.evacuate)
+        _evacuate(broker, dict((path, field.get((broker_id, path), "evacuate")) for path in broker.evacuate))
+        if balance:
+            _balance(broker, sorted(key for key in broker.replicas if topics is None or key[0] in topics))
+        moved = [key for key in sorted(broker.replicas) if broker.where[key] != broker.replicas[key]["dir"]]
+        moves.extend(dict(topic=key[0], partition=key[1], broker=broker_id, from_dir=broker.replicas[key]["dir"],
+                          to_dir=broker.where[key], bytes=broker.replicas[key]["bytes"]) for key in moved)
+        summary[broker_id] = dict(
+            weights=broker.weights,
+            dirs=dict((path, dict(bytes_before=bytes_before[path], bytes_after=broker.replica_bytes[path],
+                                  fill_before=fill_before[path], fill_after=broker.volume_fill(path)))
+                      for path in sorted(broker.dirs)),
+            imbalance_before=imbalance_before, imbalance_after=broker.imbalance(),
+            bytes_moved=sum(broker.replicas[key]["bytes"] for key in moved),
+            bytes_moved_lower_bound=_lower_bound(broker, before, evacuated_bytes))
+    return dict(moves=moves, bytes_moved=sum(move["bytes"] for move in moves),
+                bytes_moved_lower_bound=sum(item["bytes_moved_lower_bound"] for item in summary.values()),
+                brokers=summary)
+
+
+def order_moves(moves, brokers, max_moves_per_broker, max_disk_fill):
+    """The moves cut into batches: per broker at most max_moves_per_broker, each copy fitting its volume.
+
+    A copy fills its target dir's volume before Kafka deletes the source (a move inside one filesystem needs
+    the room for a while too), so a move waits for a later batch until the volume, with the batch's other
+    copies, stays at or below max_disk_fill; a batch's moves free their sources once it completes. A move
+    already in progress (in_progress true) goes first, whatever the room. Volumes that do not report their
+    size are not limited. Returns (batches, {broker: {path: the most bytes its volume holds meanwhile}});
+    raises LogDirPlanError (field max_disk_fill) when moves remain and none fits.
+    """
+    used, total, volume_of = {}, {}, {}
+    for broker_id, state in brokers.items():
+        for path, info in state["dirs"].items():
+            volume = (broker_id,) + _volume(info, path)
+            volume_of[(broker_id, path)] = volume
+            if volume[1] == "volume":
+                total[volume] = info["total_bytes"]
+                used[volume] = info["total_bytes"] - info["usable_bytes"]
+    peaks = dict(used)
+    batches, remaining = [], list(moves)
+    while remaining:
+        batch, later, short, count, gained = [], [], [], {}, {}
+        for move in remaining:
+            target = volume_of[(move["broker"], move["to_dir"])]
+            lacking = target in used and used[target] + gained.get(target, 0) + move["bytes"] > int(
+                max_disk_fill * total[target])
+            if move.get("in_progress") or (count.get(move["broker"], 0) < max_moves_per_broker and not lacking):
+                batch.append(move)
+                count[move["broker"]] = count.get(move["broker"], 0) + 1
+                gained[target] = gained.get(target, 0) + move["bytes"]
+            else:
+                later.append(move)
+                if lacking:
+                    short.append(move)
+        if not batch:
+            shown = ["%s-%d to %s on broker %d (%s; its volume holds %s of %s)" % (
+                move["topic"], move["partition"], move["to_dir"], move["broker"], size_text(move["bytes"]),
+                size_text(used[volume_of[(move["broker"], move["to_dir"])]]),
+                size_text(total[volume_of[(move["broker"], move["to_dir"])]])) for move in short[:5]]
+            raise LogDirPlanError("max_disk_fill", "a copy lands before Kafka deletes its source, and none of the "
+                                  "%d move(s) left fits below %s of its volume: %s. Free space, or raise "
+                                  "max_disk_fill" % (len(remaining), max_disk_fill, "; ".join(shown)))
+        for volume, count_bytes in gained.items():
+            if volume in used:
+                used[volume] += count_bytes
+                peaks[volume] = max(peaks[volume], used[volume])
+        for move in batch:
+            source = volume_of[(move["broker"], move["from_dir"])]
+            if source in used:
+                used[source] -= move["bytes"]
+        batches.append(batch)
+        remaining = later
+    by_broker = {}
+    for (broker_id, path), volume in sorted(volume_of.items()):
+        if volume in peaks:
+            by_broker.setdefault(broker_id, {})[path] = peaks[volume]
+    return batches, by_broker

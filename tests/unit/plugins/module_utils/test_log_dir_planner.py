@@ -1,0 +1,178 @@
+"""The log dir planner: evacuations, balance, the bound, refusals; properties on random brokers."""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from ansible_collections.kafkaops.cluster.plugins.module_utils._log_dir_planner import (
+    LogDirPlanError,
+    plan_log_dirs,
+)
+
+GB = 1 << 30
+
+
+def disk(total=None, used=0, online=True, cordoned=False):
+    return dict(total_bytes=total, usable_bytes=None if total is None else total - used, online=online,
+                cordoned=cordoned)
+
+
+def broker(dirs, replicas):
+    """dirs: {path: disk()}; replicas: {(topic, partition): (path, bytes)}."""
+    return dict(dirs=dirs, replicas=dict((key, dict(dir=path, bytes=size)) for key, (path, size) in replicas.items()))
+
+
+def after_move(state, plan):
+    """The brokers as they are once the plan's moves are done (volumes' used bytes follow the bytes)."""
+    moved = dict(((move["topic"], move["partition"]), move) for move in plan["moves"] if move["broker"] == state[0])
+    dirs = dict((path, dict(info)) for path, info in state[1]["dirs"].items())
+    replicas = {}
+    for key, replica in state[1]["replicas"].items():
+        target = moved[key]["to_dir"] if key in moved else replica["dir"]
+        replicas[key] = dict(replica, dir=target)
+        source_info, target_info = dirs[replica["dir"]], dirs[target]
+        if target != replica["dir"] and source_info["total_bytes"] is not None and \
+                (source_info["total_bytes"], source_info["usable_bytes"]) != \
+                (state[1]["dirs"][target]["total_bytes"], state[1]["dirs"][target]["usable_bytes"]):
+            source_info["usable_bytes"] += replica["bytes"]
+            target_info["usable_bytes"] -= replica["bytes"]
+    return dict(dirs=dirs, replicas=replicas)
+
+
+def test_an_evacuation_moves_every_replica_of_the_dir_and_the_bound_is_exact():
+    state = {1: broker({"/a": disk(), "/b": disk(), "/c": disk()},
+                       {("orders", 0): ("/a", 300), ("orders", 1): ("/a", 200), ("logs", 0): ("/b", 100)})}
+    plan = plan_log_dirs(state, evacuate={1: ["/a"]})
+    assert sorted((move["partition"], move["to_dir"]) for move in plan["moves"]) == [(0, "/c"), (1, "/b")]
+    assert plan["bytes_moved"] == plan["bytes_moved_lower_bound"] == 500
+    assert plan["brokers"][1]["dirs"]["/a"]["bytes_after"] == 0
+
+
+def test_balance_by_fill_moves_the_replica_that_best_evens_the_dirs():
+    # /a is 60 % full of 100 GiB, /b 20 % of 100 GiB: 40 GiB apart, so 20 GiB should move.
+    state = {1: broker({"/a": disk(100 * GB, 60 * GB), "/b": disk(100 * GB, 20 * GB)},
+                       {("t", 0): ("/a", 20 * GB), ("t", 1): ("/a", 30 * GB), ("t", 2): ("/a", 5 * GB)})}
+    plan = plan_log_dirs(state, balance=True)
+    assert [(move["partition"], move["to_dir"]) for move in plan["moves"]] == [(0, "/b")]
+    summary = plan["brokers"][1]
+    assert summary["weights"] == "capacity" and summary["imbalance_before"] == 1.5 and summary["imbalance_after"] == 1.0
+    assert summary["dirs"]["/a"]["fill_after"] == summary["dirs"]["/b"]["fill_after"] == 0.4
+    assert plan["bytes_moved_lower_bound"] == plan["bytes_moved"] == 20 * GB
+
+
+def test_dirs_on_one_filesystem_balance_their_bytes_and_never_hit_the_fill():
+    # Two dirs on one volume report the same disk: a move changes no fill, so the replicas' bytes are evened.
+    state = {1: broker({"/a": disk(100, 95), "/b": disk(100, 95)},
+                       {("t", 0): ("/a", 40), ("t", 1): ("/a", 30), ("t", 2): ("/a", 20)})}
+    plan = plan_log_dirs(state, balance=True, max_disk_fill=0.5)
+    assert plan["brokers"][1]["weights"] == "bytes"
+    assert plan["brokers"][1]["dirs"]["/b"]["bytes_after"] == 40 and plan["bytes_moved"] == 40
+
+
+def test_balance_moves_only_the_topics_selected_but_an_evacuation_moves_everything():
+    state = {1: broker({"/a": disk(), "/b": disk(), "/c": disk()},
+                       {("big", 0): ("/a", 90), ("small", 0): ("/b", 10), ("small", 1): ("/c", 10)})}
+    assert plan_log_dirs(state, balance=True, topics=["small"])["moves"] == []
+    plan = plan_log_dirs(state, evacuate={1: ["/a"]}, balance=True, topics=["small"])
+    # big lands on /b (the emptier by a tie broken by name), then a small replica of /b evens /c out.
+    assert [(move["topic"], move["to_dir"]) for move in plan["moves"]] == [("big", "/b"), ("small", "/c")]
+
+
+def test_cordoned_and_offline_dirs_receive_nothing():
+    state = {1: broker({"/a": disk(), "/b": disk(cordoned=True), "/c": disk(online=False), "/d": disk()},
+                       {("t", 0): ("/a", 50), ("t", 1): ("/a", 40)})}
+    plan = plan_log_dirs(state, evacuate={1: ["/a"]})
+    assert set(move["to_dir"] for move in plan["moves"]) == {"/d"}
+
+
+def test_an_evacuation_without_room_is_refused_naming_the_field_dir_and_bytes():
+    state = {1: broker({"/a": disk(100 * GB, 50 * GB), "/b": disk(100 * GB, 70 * GB)},
+                       {("t", 0): ("/a", 30 * GB)})}
+    with pytest.raises(LogDirPlanError) as refused:
+        plan_log_dirs(state, evacuate={1: ["/a"]}, field={(1, "/a"): "evacuate[0].log_dir"})
+    assert refused.value.field == "evacuate[0].log_dir"
+    assert "t-0 (30.0 GiB) from /a" in refused.value.message and "/b can take 15.0 GiB more" in refused.value.message
+
+
+@pytest.mark.parametrize("max_disk_fill, moved", [(0.85, 20), (0.55, 5)], ids=["room", "little-room"])
+def test_balance_keeps_every_receiving_dir_under_max_disk_fill(max_disk_fill, moved):
+    state = {1: broker({"/a": disk(100, 90), "/b": disk(100, 50)},
+                       {("t", 0): ("/a", 20), ("t", 1): ("/a", 5)})}
+    plan = plan_log_dirs(state, balance=True, max_disk_fill=max_disk_fill)
+    assert plan["bytes_moved"] == moved
+
+
+def test_an_even_broker_plans_nothing():
+    state = {1: broker({"/a": disk(), "/b": disk()}, {("t", 0): ("/a", 10), ("t", 1): ("/b", 10)})}
+    plan = plan_log_dirs(state, balance=True)
+    assert plan["moves"] == [] and plan["bytes_moved_lower_bound"] == 0
+    assert plan["brokers"][1]["imbalance_before"] == plan["brokers"][1]["imbalance_after"] == 1.0
+
+
+# ---- properties on random brokers ---------------------------------------------------------------
+
+
+@st.composite
+def random_brokers(draw):
+    brokers, evacuate = {}, {}
+    for broker_id in range(1, draw(st.integers(1, 3)) + 1):
+        count = draw(st.integers(2, 4))
+        paths = ["/d%d" % index for index in range(count)]
+        sizes_known = draw(st.booleans())
+        replicas = {}
+        for index in range(draw(st.integers(0, 12))):
+            replicas[(draw(st.sampled_from(["a", "b"])), index)] = (draw(st.sampled_from(paths)),
+                                                                     draw(st.integers(0, 1000)))
+        dirs = {}
+        for path in paths:
+            held = sum(size for where, size in replicas.values() if where == path)
+            total = held + draw(st.integers(0, 5000)) if sizes_known else None
+            dirs[path] = disk(total, held + draw(st.integers(0, 100)) if total else 0,
+                              cordoned=draw(st.integers(0, 5)) == 0)
+            if total is not None and dirs[path]["usable_bytes"] < 0:
+                dirs[path]["usable_bytes"] = 0
+        open_paths = [path for path in paths if not dirs[path]["cordoned"]]
+        if len(open_paths) >= 2 and draw(st.booleans()):
+            evacuate[broker_id] = [draw(st.sampled_from(open_paths))]
+        brokers[broker_id] = broker(dirs, replicas)
+    return brokers, evacuate
+
+
+@settings(max_examples=300, deadline=None)
+@given(random_brokers(), st.booleans(), st.sampled_from([None, ["a"]]), st.sampled_from([0.85, 1.0]))
+def test_properties_of_every_plan(case, balance, topics, max_disk_fill):
+    brokers, evacuate = case
+    try:
+        plan = plan_log_dirs(brokers, evacuate=evacuate, balance=balance, topics=topics, max_disk_fill=max_disk_fill)
+    except LogDirPlanError:
+        return
+    assert plan["bytes_moved_lower_bound"] <= plan["bytes_moved"]
+    for broker_id, state in brokers.items():
+        summary = plan["brokers"][broker_id]
+        assert summary["bytes_moved_lower_bound"] <= summary["bytes_moved"]
+        done = after_move((broker_id, state), plan)
+        for move in plan["moves"]:
+            if move["broker"] != broker_id:
+                continue
+            # Every replica ends on an online, uncordoned dir of its own broker that is not evacuated.
+            target = state["dirs"][move["to_dir"]]
+            assert target["online"] and not target["cordoned"]
+            assert move["to_dir"] not in evacuate.get(broker_id, [])
+            assert move["from_dir"] == state["replicas"][(move["topic"], move["partition"])]["dir"]
+            # A dir that received bytes from another volume ends at or below max_disk_fill.
+            info = done["dirs"][move["to_dir"]]
+            source = state["dirs"][move["from_dir"]]
+            if info["total_bytes"] and (source["total_bytes"], source["usable_bytes"]) != \
+                    (target["total_bytes"], target["usable_bytes"]):
+                assert info["total_bytes"] - info["usable_bytes"] <= int(max_disk_fill * info["total_bytes"])
+        for path in evacuate.get(broker_id, []):
+            assert summary["dirs"][path]["bytes_after"] == 0
+            assert not any(replica["dir"] == path for replica in done["replicas"].values())
+        if not evacuate.get(broker_id):
+            continue
+        # Without balance, the evacuated bytes are all that move: the bound is met.
+        if not balance:
+            assert summary["bytes_moved"] == summary["bytes_moved_lower_bound"]
+    # Idempotence: planning again on the result moves nothing.
+    again = dict((broker_id, after_move((broker_id, state), plan)) for broker_id, state in brokers.items())
+    assert plan_log_dirs(again, evacuate=evacuate, balance=balance, topics=topics,
+                         max_disk_fill=max_disk_fill)["moves"] == []
