@@ -1,0 +1,164 @@
+"""kafka_log_dirs and the log_dirs of kafka_reassignment's plans on a live broker with two log dirs (JBOD).
+
+The kraft scenario gives broker 2 a second log dir on Kafka 4.4, whose metadata version can cordon a dir
+(KIP-1066). A topic's replicas are placed in the first dir with a plan's log_dirs, the dir is evacuated under a
+throttle (cordoned first, so nothing new lands there), a new topic is shown to stay out of it, and it is
+uncordoned and the dirs balanced again. Bad input is refused before anything changes.
+"""
+
+import json
+import os
+import time
+import uuid
+
+import pytest
+from kafka import KafkaAdminClient, KafkaProducer
+from kafka.admin import ConfigResource, ConfigResourceType
+
+CORDON_KEY = "cordoned.log.dirs"
+COPY_THROTTLE_KEY = "replica.alter.log.dirs.io.max.bytes.per.second"
+PARTITIONS = 4
+MEGABYTES_PER_PARTITION = 2
+
+
+@pytest.fixture(scope="module")
+def admin(bootstrap_servers, client_settings):
+    client = KafkaAdminClient(bootstrap_servers=bootstrap_servers, request_timeout_ms=30000, **client_settings)
+    yield client
+    client.close()
+
+
+def _dirs(admin):
+    """{broker: {log dir: {topic: [partitions]}}} as DescribeLogDirs reports them (future replicas left out)."""
+    found = {}
+    for broker in admin.describe_log_dirs():
+        dirs = found.setdefault(broker["broker"], {})
+        for log_dir in broker["log_dirs"]:
+            topics = dirs.setdefault(log_dir["log_dir"], {})
+            for topic in log_dir["topics"]:
+                partitions = [partition["partition_index"] for partition in topic["partitions"]
+                              if not partition.get("is_future_key")]
+                if partitions:
+                    topics.setdefault(topic["name"], []).extend(sorted(partitions))
+    return found
+
+
+def _broker_config(admin, broker, key):
+    described = admin.describe_configs([ConfigResource(ConfigResourceType.BROKER, str(broker))])
+    value = described["broker"][str(broker)].get(key)
+    return value["value"] if isinstance(value, dict) else value
+
+
+@pytest.fixture(scope="module")
+def jbod(admin):
+    """(broker, [first dir, second dir]) of the broker the scenario gave two log dirs."""
+    brokers = dict((broker, sorted(dirs)) for broker, dirs in _dirs(admin).items() if len(dirs) > 1)
+    assert brokers, "the scenario must give one broker two log dirs (kafka_broker_instances[].log_dirs)"
+    broker = min(brokers)
+    return broker, brokers[broker]
+
+
+def _until(condition, seconds):
+    started = time.time()
+    while time.time() - started < seconds:
+        if condition():
+            return True
+        time.sleep(0.5)
+    return False
+
+
+@pytest.fixture
+def placed_topic(kafka, admin, bootstrap_servers, client_settings, jbod):
+    """A topic of four one-replica partitions on the JBOD broker, all in its first dir, holding 2 MB each."""
+    broker, (first, second) = jbod
+    name = "it-jbod-%s" % uuid.uuid4().hex[:8]
+    created = kafka("kafka_topic", name=name, partitions=PARTITIONS, replication_factor=1,
+                    config={"min.insync.replicas": 1})
+    assert created.changed, created.output
+    plan = {"version": 1, "partitions": [{"topic": name, "partition": partition, "replicas": [broker],
+                                          "log_dirs": [first]} for partition in range(PARTITIONS)]}
+    placed = kafka("kafka_reassignment", plan=json.dumps(plan))
+    assert not placed.failed, placed.output
+    assert _dirs(admin)[broker][first].get(name) == list(range(PARTITIONS)), _dirs(admin)[broker]
+    # Placed again: nothing to do.
+    again = kafka("kafka_reassignment", plan=json.dumps(plan))
+    assert not again.failed and not again.changed, again.output
+    producer = KafkaProducer(bootstrap_servers=bootstrap_servers, acks="all", linger_ms=20, **client_settings)
+    for partition in range(PARTITIONS):
+        for _record in range(MEGABYTES_PER_PARTITION * 100):
+            producer.send(name, value=os.urandom(10000), partition=partition)
+    producer.flush()
+    producer.close()
+    yield name
+    kafka("kafka_log_dirs", uncordon=[{"broker": broker, "log_dir": first}])
+    kafka("kafka_topic", name=name, state="absent")
+
+
+def test_a_dir_is_evacuated_cordoned_kept_empty_and_taken_back(kafka, admin, jbod, placed_topic):
+    broker, (first, second) = jbod
+    evacuate = [{"broker": broker, "log_dir": first}]
+    throttle = 4 << 20
+
+    predicted = kafka("kafka_log_dirs", check=True, evacuate=evacuate, throttle=throttle)
+    assert not predicted.failed and predicted.changed, predicted.output
+    ours = [move for move in predicted["moves"] if move["topic"] == placed_topic]
+    assert len(ours) == PARTITIONS and all(move["to_dir"] == second for move in ours), predicted["moves"]
+    assert predicted["bytes_moved"] == predicted["bytes_moved_lower_bound"] > 0
+    assert predicted["cordon_supported"] and predicted["cordoned"] == {str(broker): [first]}, predicted.output
+    assert _dirs(admin)[broker][first].get(placed_topic) == list(range(PARTITIONS)), "check mode moved replicas"
+    assert not _broker_config(admin, broker, CORDON_KEY), "check mode cordoned the dir"
+
+    moved = kafka("kafka_log_dirs", evacuate=evacuate, throttle=throttle)
+    assert not moved.failed and moved.changed, moved.output
+    assert moved["moved"] == len(predicted["moves"]) and moved["bytes_moved"] == predicted["bytes_moved"]
+    assert moved["elapsed"] >= 0.5 * moved["bytes_moved"] / throttle, (moved["elapsed"], moved["bytes_moved"])
+    dirs = _dirs(admin)[broker]
+    assert dirs[first] == {}, dirs[first]
+    assert dirs[second].get(placed_topic) == list(range(PARTITIONS)), dirs[second]
+    assert _broker_config(admin, broker, CORDON_KEY) == first
+    assert _until(lambda: not _broker_config(admin, broker, COPY_THROTTLE_KEY), 30), "the copy throttle was left set"
+
+    for check in (True, False):
+        again = kafka("kafka_log_dirs", check=check, evacuate=evacuate, throttle=throttle)
+        assert not again.failed and not again.changed and again["moves"] == [], again.output
+
+    # Cordoned: a new topic with a replica on every broker puts none of them in the first dir.
+    newcomer = "it-jbod-new-%s" % uuid.uuid4().hex[:8]
+    live = sorted(broker_id for broker_id in _dirs(admin))
+    created = kafka("kafka_topic", name=newcomer, partitions=2, replication_factor=len(live),
+                    config={"min.insync.replicas": 1})
+    try:
+        assert created.changed, created.output
+        assert _until(lambda: newcomer in _dirs(admin)[broker][second], 30), _dirs(admin)[broker]
+        assert newcomer not in _dirs(admin)[broker][first]
+    finally:
+        kafka("kafka_topic", name=newcomer, state="absent")
+
+    # Taken back and balanced: bytes move into the first dir again, and a second run finds nothing to do.
+    back = kafka("kafka_log_dirs", uncordon=evacuate, balance=True, brokers=[broker], topics=[placed_topic])
+    assert not back.failed and back.changed and back["uncordoned"] == {str(broker): [first]}, back.output
+    assert not _broker_config(admin, broker, CORDON_KEY)
+    assert back["moves"] and all(move["to_dir"] == first for move in back["moves"]), back["moves"]
+    assert _dirs(admin)[broker][first].get(placed_topic), _dirs(admin)[broker]
+    settled = kafka("kafka_log_dirs", balance=True, brokers=[broker], topics=[placed_topic])
+    assert not settled.failed and not settled.changed, settled.output
+
+
+@pytest.mark.parametrize("options, field, words", [
+    (lambda broker, dirs: {"evacuate": [{"broker": broker, "log_dir": "/var/lib/kafka/no-such-dir"}]},
+     "evacuate[0].log_dir", "no-such-dir"),
+    (lambda broker, dirs: {"evacuate": [{"broker": broker, "log_dir": log_dir} for log_dir in dirs]},
+     "evacuate", "every"),
+    (lambda broker, dirs: {"brokers": [99], "balance": True}, "brokers[0]", "99"),
+], ids=["unknown-dir", "every-dir", "unknown-broker"])
+def test_bad_input_is_refused_naming_the_field_before_anything_changes(kafka, admin, jbod, options, field, words):
+    broker, dirs = jbod
+    before = _dirs(admin)
+    refused = kafka("kafka_log_dirs", **options(broker, dirs))
+    assert refused.failed and refused.get("field", "").startswith(field.split("[")[0]), refused.output
+    assert words in refused["msg"], refused["msg"]
+    if field == "evacuate[0].log_dir":
+        # The message lists the dirs the broker has.
+        assert all(log_dir in refused["msg"] for log_dir in dirs), refused["msg"]
+    assert _dirs(admin) == before
+    assert not _broker_config(admin, broker, CORDON_KEY)
