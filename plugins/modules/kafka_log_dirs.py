@@ -31,9 +31,9 @@ description:
   - With O(throttle), the brokers that move copy at most that many bytes per second between their dirs (broker
     config C(replica.alter.log.dirs.io.max.bytes.per.second)); afterwards, also after a failure, each broker's
     rate is put back as it was. Nothing is submitted until every such broker reports the rate (within 30
-    seconds, or the run fails before moving anything). After a timeout the throttle stays on the brokers still copying (unthrottled,
-    they could saturate their disks) and is removed everywhere else; a run with the same O(throttle) that
-    finds nothing left to move removes it.
+    seconds, or the run fails before moving anything). After a timeout the throttle stays on the brokers still
+    copying (unthrottled, they could saturate their disks) and is removed everywhere else; a run with the same
+    O(throttle) that finds nothing left to move removes it.
   - Submits in batches of at most O(max_moves_per_broker) moves per broker, in which each copy fits below
     O(max_disk_fill) of its dir's volume (a copy lands before Kafka deletes the source), and waits until each
     replica sits in its new dir with no future replica left.

@@ -468,3 +468,57 @@ def test_by_default_the_plan_evens_the_bytes_and_the_brokers_hold_what_it_said(
     finally:
         for name in names:
             kafka("kafka_topic", name=name, state="absent")
+
+
+def _broker_host(broker):
+    """testinfra's host of a broker of the scenario's inventory (Molecule's verify step), by kafka_broker_id."""
+    import testinfra
+    import testinfra.utils.ansible_runner
+
+    inventory = os.environ.get("MOLECULE_INVENTORY_FILE")
+    assert inventory, "restarting a broker needs the scenario's inventory (run inside molecule verify)"
+    runner = testinfra.utils.ansible_runner.AnsibleRunner(inventory)
+    names = [name for name in runner.get_hosts("all") if runner.get_variables(name).get("kafka_broker_id") == broker]
+    assert names, "no host of the inventory runs broker %d" % broker
+    return testinfra.get_host(names[0], ansible_inventory=inventory, connection="ansible")
+
+
+def _leaders(admin, name):
+    return {partition["partition_index"]: partition["leader_id"]
+            for partition in admin.describe_topics([name])[0]["partitions"]}
+
+
+def test_a_demoted_broker_leads_nothing_moves_no_data_and_stays_so_through_a_restart(kafka, admin, topic):
+    """Mode demote, for maintenance: the broker's preferred leaderships go to the other replicas and are elected,
+    no replica moves; restarted, it takes none back (its replicas are no partition's preferred leader)."""
+    before = {partition["partition_index"]: partition["replica_nodes"]
+              for partition in admin.describe_topics([topic])[0]["partitions"]}
+    led = {}
+    for partition, leader in _leaders(admin, topic).items():
+        led.setdefault(leader, []).append(partition)
+    demoted = max(sorted(led), key=lambda broker: len(led[broker]))
+    assert led[demoted], led
+
+    planned = kafka("kafka_reassignment_plan", topics=[topic], mode="demote", demote_brokers=[demoted])
+    assert not planned.failed, planned.output
+    assert planned["summary"]["mode"] == "demote" and planned["summary"]["replica_moves"] == 0, planned["summary"]
+    assert all(entry["replicas"][0] != demoted and sorted(entry["replicas"]) == sorted(before[entry["partition"]])
+               for entry in planned["plan"]["partitions"]), planned["plan"]
+    applied = kafka("kafka_reassignment", plan=planned["plan"])
+    assert not applied.failed and applied.changed, applied.output
+    leaders = _leaders(admin, topic)
+    assert demoted not in leaders.values(), leaders
+    after = {partition["partition_index"]: partition["replica_nodes"]
+             for partition in admin.describe_topics([topic])[0]["partitions"]}
+    assert {key: sorted(value) for key, value in after.items()} == {key: sorted(value) for key, value in before.items()}
+
+    # Restarted, it leads nothing: while down (its partitions led by the others) and after, when a preferred
+    # election, as the controller's own leader rebalance runs it, still picks the others.
+    host = _broker_host(demoted)
+    host.run_expect([0], "sudo systemctl restart kafka-broker-%d" % demoted)
+    back = kafka("kafka_broker_wait", broker_id=demoted, in_sync=True, timeout=300)
+    assert not back.failed, back.output
+    elected = kafka("kafka_leader_election", topics=[topic])
+    assert not elected.failed, elected.output
+    leaders = _leaders(admin, topic)
+    assert demoted not in leaders.values(), leaders

@@ -53,8 +53,11 @@ SCALARS = [
 def test_each_numeric_and_bool_default_given_as_text_is_the_default(role, entry_point, name, option):
     typed = _lookup(role, entry_point, **{name: _as_extra_var(option["default"])})
     # A float's default may be written as a whole number (10): the same value.
-    expected_type = {"int": int, "bool": bool, "float": float}[option["type"]]
-    assert typed[name] == option["default"] and type(typed[name]) is expected_type, (
+    # bool is a subclass of int: an int must not be a bool.
+    of_type = {"int": lambda value: isinstance(value, int) and not isinstance(value, bool),
+               "bool": lambda value: isinstance(value, bool),
+               "float": lambda value: isinstance(value, float)}[option["type"]]
+    assert typed[name] == option["default"] and of_type(typed[name]), (
         "%s's spec type %s and default %r disagree" % (name, option["type"], option["default"]))
 
 

@@ -120,8 +120,8 @@ def random_brokers(draw):
         sizes_known = draw(st.booleans())
         replicas = {}
         for index in range(draw(st.integers(0, 12))):
-            replicas[(draw(st.sampled_from(["a", "b"])), index)] = (draw(st.sampled_from(paths)),
-                                                                     draw(st.integers(0, 1000)))
+            where = draw(st.sampled_from(paths))
+            replicas[(draw(st.sampled_from(["a", "b"])), index)] = (where, draw(st.integers(0, 1000)))
         dirs = {}
         for path in paths:
             held = sum(size for where, size in replicas.values() if where == path)

@@ -430,8 +430,8 @@ def test_remove_run_again_after_its_moves_plans_nothing(run_module, fake_cluster
     cluster = fake_cluster(brokers=(1, 2, 3, 4), topics={"orders": dict((partition, [1, 2, 3][partition % 3:]
                                                                          + [1, 2, 3][:partition % 3])
                                                                         for partition in range(3))})
-    result = run_module(kafka_reassignment_plan.main, dict(SERVERS, balance="replicas", mode="remove",
-                                                          broker_list=[1, 2, 3]), cluster)
+    options = dict(SERVERS, balance="replicas", mode="remove", broker_list=[1, 2, 3])
+    result = run_module(kafka_reassignment_plan.main, options, cluster)
     assert not result.get("failed") and not result["changed"], result
     assert result["plan"]["partitions"] == [] and result["summary"]["replica_moves"] == 0, result
     assert cluster.writes() == []

@@ -19,7 +19,7 @@ FLOAT = {"type": "float"}
                                              (2.0, 2), ("2.0", 2)])
 def test_ints_from_strings_and_numbers(given, expected):
     converted = convert("x_count", given, INT)
-    assert converted == expected and type(converted) is int
+    assert converted == expected and isinstance(converted, int) and not isinstance(converted, bool)
 
 
 @pytest.mark.parametrize("given, expected", [
@@ -33,7 +33,7 @@ def test_bools_from_the_words_ansible_knows(given, expected):
 @pytest.mark.parametrize("given, expected", [("0.5", 0.5), ("10", 10.0), (3, 3.0), (2.5, 2.5)])
 def test_floats(given, expected):
     converted = convert("x_interval", given, FLOAT)
-    assert converted == expected and type(converted) is float
+    assert converted == expected and isinstance(converted, float)
 
 
 @pytest.mark.parametrize("given, expected", [
