@@ -268,14 +268,23 @@ def read_copies_and_disks(client, topics):
     return _copies(responses), _disks(responses)
 
 
+def brokers_without_log_dirs(responses):
+    """The brokers whose DescribeLogDirs answer lists no log dir. Every broker has one: a broker that lists none
+    refused the request (Kafka answers CLUSTER_AUTHORIZATION_FAILED with no result to a login without Describe on
+    the Cluster resource), so its replicas' sizes read as nothing."""
+    return sorted(broker["broker"] for broker in responses if not broker.get("log_dirs"))
+
+
 def read_disk_usage(client, topics):
-    """(sizes, disks) from one DescribeLogDirs round: sizes ``{topic: {partition: bytes of its largest
+    """(sizes, disks, unread) from one DescribeLogDirs round: sizes ``{topic: {partition: bytes of its largest
     replica}}``, disks ``{broker_id: {"total_bytes", "used_bytes"}}`` summed over each broker's log dirs,
-    or None when a broker does not report its disks (Kafka before 3.3, KIP-827: -1)."""
-    copies, disks = read_copies_and_disks(client, topics)
+    or None when a broker does not report its disks (Kafka before 3.3, KIP-827: -1), and unread, the brokers
+    that listed no log dir (brokers_without_log_dirs): their sizes are missing, not zero."""
+    responses = client.describe_log_dirs(_asked_topics(topics))
+    copies, disks = _copies(responses), _disks(responses)
     sizes = dict((topic, dict((partition, max(by_broker.values())) for partition, by_broker in partitions.items()))
                  for topic, partitions in copies.items())
-    return sizes, disks
+    return sizes, disks, brokers_without_log_dirs(responses)
 
 
 def read_throttles(client, topics, broker_ids):

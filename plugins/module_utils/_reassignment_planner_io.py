@@ -333,7 +333,7 @@ def run_reassignment_plan(module, client, inputs):
             offline_replicas = read_offline
     sizes, capacities = inputs.get("sizes"), inputs.get("capacities")
     balance, why = inputs["balance"], inputs["balance_why"]
-    sources = {}
+    sources, sizes_unread = {}, False
     # demote moves no data: no sizes to read.
     if balance == "bytes" and mode != "demote":
         given = "partition_sizes_file" if params["partition_sizes_file"] is not None else "partition_sizes"
@@ -341,8 +341,16 @@ def run_reassignment_plan(module, client, inputs):
                        capacities_from="broker_capacities" if capacities is not None else None)
         if inputs["offline"] is None and (sizes is None or capacities is None):
             # One DescribeLogDirs round gives both: the largest replica of each partition, and the disks.
-            read_sizes, disks = read_disk_usage(client, dict((topic, sorted(partitions))
-                                                             for topic, partitions in assignment.items()))
+            read_sizes, disks, unread = read_disk_usage(client, dict((topic, sorted(partitions))
+                                                                     for topic, partitions in assignment.items()))
+            if unread and sizes is None:
+                cause = ("broker(s) %s answered DescribeLogDirs with no log dir: the login lacks Describe on the "
+                         "Cluster resource, so the partitions' sizes cannot be read" % ", ".join(map(str, unread)))
+                if why != AUTO_FROM_CLUSTER:
+                    raise PlanError("balance", "balance=bytes: %s; grant it, give partition_sizes, or plan with "
+                                               "balance=replicas" % cause)
+                # auto plans by bytes only where sizes can be read, and says why it did not.
+                read_sizes, why, sizes_unread = {}, "auto: %s" % cause, True
             if sizes is None:
                 sizes = read_sizes
             if capacities is None and disks is not None:
@@ -356,7 +364,10 @@ def run_reassignment_plan(module, client, inputs):
                 else:
                     capacities, sources["capacities_from"] = disks, "DescribeLogDirs"
         # Nothing to weigh: the replica counts, with the fewest moves, are then the better plan.
-        if why == AUTO_FROM_CLUSTER and not any(size for partitions in sizes.values() for size in partitions.values()):
+        if sizes_unread:
+            balance, sizes, capacities, sources = "replicas", None, None, {}
+        elif why == AUTO_FROM_CLUSTER and not any(size for partitions in sizes.values()
+                                                  for size in partitions.values()):
             balance, why, sizes, capacities, sources = "replicas", "auto: the selected partitions hold no data", \
                 None, None, {}
     planned = plan_reassignment(assignment, brokers, inputs["broker_list"], topics=inputs["topics"] or None,

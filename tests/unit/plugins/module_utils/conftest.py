@@ -55,6 +55,8 @@ class FakeCluster:
         self.sizes = dict(sizes or {})
         # {broker: (total bytes, usable bytes)} of its one log dir, as Kafka 3.3+ reports them; else -1.
         self.disks = dict(disks or {})
+        # Brokers that refuse DescribeLogDirs (a login without Describe on the Cluster): they list no log dir.
+        self.log_dirs_refused = set()
         self.isr = {}
         self.offline = {}
         # A KRaft cluster's DescribeQuorum answer, in kafka-python's shape; None in ZooKeeper mode.
@@ -174,11 +176,11 @@ class FakeAdminClient:
                     by_broker[broker].setdefault(name, []).append(dict(
                         partition_index=partition, partition_size=self.cluster.sizes.get(name, 0),
                         is_future_key=False))
-        return [dict(broker=broker, log_dirs=[dict(error_code=0, log_dir="/var/lib/kafka/data",
-                                                   topics=[dict(name=name, partitions=partitions)
-                                                           for name, partitions in sorted(held.items())],
-                                                   total_bytes=self.cluster.disks.get(broker, (-1, -1))[0],
-                                                   usable_bytes=self.cluster.disks.get(broker, (-1, -1))[1])])
+        return [dict(broker=broker, log_dirs=[] if broker in self.cluster.log_dirs_refused else [
+            dict(error_code=0, log_dir="/var/lib/kafka/data",
+                 topics=[dict(name=name, partitions=partitions) for name, partitions in sorted(held.items())],
+                 total_bytes=self.cluster.disks.get(broker, (-1, -1))[0],
+                 usable_bytes=self.cluster.disks.get(broker, (-1, -1))[1])])
                 for broker, held in sorted(by_broker.items())]
 
     # ---- writes

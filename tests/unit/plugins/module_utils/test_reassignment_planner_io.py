@@ -425,6 +425,26 @@ def test_mode_options_that_do_not_go_together_fail_before_connecting(run_module,
     assert cluster.clients == []
 
 
+@pytest.mark.parametrize("balance", ["auto", "bytes"])
+def test_sizes_a_broker_refuses_to_describe_are_missing_not_zero(run_module, fake_cluster, balance):
+    # Broker 2 answers DescribeLogDirs with no log dir, as Kafka does a login without Describe on the Cluster.
+    cluster = fake_cluster(brokers=(1, 2, 3, 4), topics={"orders": dict((partition, [1, 2, 3][partition % 3:]
+                                                                         + [1, 2, 3][:partition % 3])
+                                                                        for partition in range(6))},
+                           sizes={"orders": 1 << 20})
+    cluster.log_dirs_refused.add(2)
+    result = run_module(kafka_reassignment_plan.main, dict(SERVERS, balance=balance, broker_list=[1, 2, 3, 4]),
+                        cluster)
+    words = "broker(s) 2 answered DescribeLogDirs with no log dir: the login lacks Describe on the Cluster resource"
+    if balance == "bytes":
+        assert result["failed"] and result["field"] == "balance" and words in result["msg"], result
+    else:
+        # auto plans by bytes only where the sizes can be read, and says why it did not.
+        assert not result.get("failed"), result
+        assert result["summary"]["balance"] == "replicas" and words in result["summary"]["balance_chosen"], result
+    assert cluster.writes() == []
+
+
 def test_remove_run_again_after_its_moves_plans_nothing(run_module, fake_cluster):
     # decommission.yml run again once the leaving brokers hold nothing: an empty plan, no change, no error.
     cluster = fake_cluster(brokers=(1, 2, 3, 4), topics={"orders": dict((partition, [1, 2, 3][partition % 3:]
