@@ -209,15 +209,27 @@ def _copies(responses):
     return sizes
 
 
+# Two figures of one filesystem read a moment apart: the same total bytes, the usable bytes this close.
+SHARED_FILESYSTEM_SLACK = 64 << 20
+
+
 def _disks(responses):
-    """{broker_id: {"total_bytes", "used_bytes"}} summed over each broker's log dirs, or None when a broker does
-    not report its disks (Kafka before 3.3, KIP-827: -1)."""
+    """{broker_id: {"total_bytes", "used_bytes"}} summed over each broker's volumes, or None when a broker does
+    not report its disks (Kafka before 3.3, KIP-827: -1). Log dirs of one broker on one filesystem (the same
+    total bytes, usable bytes within SHARED_FILESYSTEM_SLACK) count once: summed, a broker with two dirs on
+    one disk would weigh twice the others and count that disk's other files twice."""
     disks = {}
     for broker in responses:
         total = used = 0
+        volumes = []
         for log_dir in broker.get("log_dirs", []):
             if log_dir.get("total_bytes", -1) < 0 or log_dir.get("usable_bytes", -1) < 0:
                 return None
+            if any(seen_total == log_dir["total_bytes"]
+                   and abs(seen_usable - log_dir["usable_bytes"]) <= SHARED_FILESYSTEM_SLACK
+                   for seen_total, seen_usable in volumes):
+                continue
+            volumes.append((log_dir["total_bytes"], log_dir["usable_bytes"]))
             total += log_dir["total_bytes"]
             used += log_dir["total_bytes"] - log_dir["usable_bytes"]
         if not total:

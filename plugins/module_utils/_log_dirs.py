@@ -146,7 +146,9 @@ def read_metadata_level(client):
     except Exception:  # pylint: disable=broad-except
         # Brokers too old for DescribeFeatures cannot cordon either.
         return None
-    level = (features.get("finalized_features") or {}).get("metadata.version")
+    # kafka-python 3.0.12 answers {feature: {"supported": (min, max), "finalized": (min, max), ...}} (its
+    # docstring describes another shape); the finalized range's top is the level in force.
+    level = (features.get("metadata.version") or {}).get("finalized")
     return level[1] if level else None
 
 

@@ -23,6 +23,7 @@ import os
 from ansible_collections.kafkaops.cluster.plugins.module_utils._cluster import (
     current_assignment,
     read_brokers,
+    SHARED_FILESYSTEM_SLACK,
     read_disk_usage,
     read_reassignments,
     read_topics,
@@ -197,7 +198,6 @@ def _int_key(key, option, what):
 
 # Brokers whose log dirs report the same total bytes and used bytes within this many bytes of each other
 # sit on one filesystem (containers or processes on one host): what else that disk holds is not theirs.
-SHARED_FILESYSTEM_SLACK = 64 << 20
 
 BYTE_OPTIONS = ("partition_sizes", "partition_sizes_file", "broker_capacities", "max_disk_fill")
 AUTO_FROM_CLUSTER = "auto: the partitions' sizes read from the cluster (DescribeLogDirs)"

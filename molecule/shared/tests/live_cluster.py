@@ -34,7 +34,9 @@ def broker_instances(runner, name, broker_hosts):
     variables = runner.get_variables(name)
     given = variables.get("kafka_broker_instances") or []
     if given:
-        return [(int(item["broker_id"]), int(item["port"])) for item in given]
+        # A host's only instance may leave its port to kafka_broker_port, as the role reads it.
+        return [(int(item["broker_id"]), int(item.get("port") or variables.get("kafka_broker_port") or 9092))
+                for item in given]
     return [(int(variables.get("kafka_broker_id") or broker_hosts.index(name) + 1), 9092)]
 
 

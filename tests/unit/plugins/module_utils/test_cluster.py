@@ -325,3 +325,22 @@ def test_consumer_groups_are_listed_by_name_with_their_state(run_module, fake_gr
     assert result["consumer_groups"] == [dict(group="audit", state="Empty", protocol_type="consumer"),
                                          dict(group="billing", state="Stable", protocol_type="consumer")]
     assert "throttles" not in result and cluster.writes() == []
+
+
+def _log_dir(path, total, usable):
+    return dict(log_dir=path, error_code=0, topics=[], total_bytes=total, usable_bytes=usable)
+
+
+def test_log_dirs_of_one_broker_on_one_filesystem_count_once():
+    gib = 1 << 30
+    responses = [
+        # Broker 1: two dirs on one disk (usable read a moment apart), and a second disk.
+        dict(broker=1, log_dirs=[_log_dir("/data/a", 100 * gib, 40 * gib),
+                                 _log_dir("/data/b", 100 * gib, 40 * gib - 4096),
+                                 _log_dir("/disk2/c", 50 * gib, 50 * gib)]),
+        dict(broker=2, log_dirs=[_log_dir("/data/a", 100 * gib, 40 * gib)]),
+    ]
+    assert _cluster._disks(responses) == {1: {"total_bytes": 150 * gib, "used_bytes": 60 * gib},
+                                         2: {"total_bytes": 100 * gib, "used_bytes": 60 * gib}}
+    # A broker that lists no log dir refused the request: its sizes are missing, and it is named.
+    assert _cluster.brokers_without_log_dirs(responses + [dict(broker=3, log_dirs=[])]) == [3]

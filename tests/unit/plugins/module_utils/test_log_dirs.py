@@ -75,10 +75,11 @@ class FakeJbodClient:
 
     def describe_features(self):
         self._record("describe_features")
+        # kafka-python 3.0.12's shape, as a live 4.4 broker gave it: {feature: {supported, finalized, epoch}}.
         if self.cluster.metadata_level is None:
-            return dict(supported_features={}, finalized_features={}, finalized_features_epoch=None)
+            return {}
         level = self.cluster.metadata_level
-        return dict(supported_features={}, finalized_features={"metadata.version": (level, level)})
+        return {"metadata.version": {"supported": (1, 31), "finalized": (level, level), "finalized_epoch": 7}}
 
     def _advance(self):
         for key, move in list(self.cluster.future.items()):
