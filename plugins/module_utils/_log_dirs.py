@@ -221,6 +221,26 @@ def set_cordoned(client, broker, wanted):
     alter_dynamic_configs(client, str(broker), {CORDON_KEY: (SET, ",".join(wanted))}, validate_only=False)
 
 
+def wait_until_cordons_apply(client, changes):
+    """Return once every changed broker's DescribeLogDirs shows its dirs cordoned as set: the broker applies a
+    config change a moment after accepting it, and until then refuses a copy into a dir just uncordoned
+    (InvalidReplicaAssignment) or takes one into a dir just cordoned."""
+    deadline = time.time() + THROTTLE_TAKE_ON_SECONDS
+    while True:
+        state = read_log_dirs(client, sorted(changes))
+        behind = ["%d (%s)" % (broker, ", ".join(path for path, info in sorted(state[broker]["dirs"].items())
+                                                  if info["cordoned"] != (path in after)))
+                  for broker, (_before, after) in sorted(changes.items())
+                  if broker in state and any(info["cordoned"] != (path in after)
+                                             for path, info in state[broker]["dirs"].items() if info["online"])]
+        if not behind:
+            return
+        if time.time() > deadline:
+            raise KafkaAdminError("broker(s) %s did not apply the cordoned log dirs within %d s, so nothing was "
+                                  "moved" % ("; ".join(behind), THROTTLE_TAKE_ON_SECONDS))
+        time.sleep(0.2)
+
+
 # ---- the throttle --------------------------------------------------------------------------------
 
 
@@ -489,6 +509,8 @@ def run_log_dirs(module, client, inputs):
         return
     for broker, (_now, after) in sorted(changes.items()):
         set_cordoned(client, broker, after)
+    if changes:
+        wait_until_cordons_apply(client, changes)
     if not moves:
         if params["throttle"]:
             # Everything is in place: a throttle a timed-out run left on its copies goes now.

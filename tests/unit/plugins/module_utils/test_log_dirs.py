@@ -27,13 +27,18 @@ class FakeJbodCluster:
     metadata.version (None: the cluster answers no features).
     """
 
-    def __init__(self, disks, replicas, metadata_level=31, copy_polls=1, offline=()):
+    def __init__(self, disks, replicas, metadata_level=31, copy_polls=1, offline=(), cordon_lag=0):
         self.disks = disks
         self.replicas = dict((broker, dict(held)) for broker, held in replicas.items())
         self.offline = set(offline)
         self.metadata_level = metadata_level
         self.copy_polls = copy_polls
         self.configs = dict((broker, {}) for broker in disks)
+        # A broker applies a cordon change cordon_lag DescribeLogDirs rounds after accepting it, as a live one
+        # applies a dynamic config a moment later; until then it reports and enforces the old cordon.
+        self.cordon_lag = cordon_lag
+        self.applied_cordons = {}
+        self.pending_cordons = {}
         self.future = {}
         self.calls = []
         self.clients = []
@@ -49,8 +54,20 @@ class FakeJbodCluster:
                 and not arguments.get("validate_only")]
 
     def cordoned(self, broker):
-        value = self.configs[broker].get(CORDON_KEY, "")
+        value = self.applied_cordons.get(broker, self.configs[broker].get(CORDON_KEY, ""))
         return [path for path in value.split(",") if path]
+
+    def cordon_set(self, broker, value):
+        if self.cordon_lag:
+            self.applied_cordons.setdefault(broker, self.configs[broker].get(CORDON_KEY, ""))
+            self.pending_cordons[broker] = [value, self.cordon_lag]
+
+    def cordon_round(self):
+        for broker, pending in list(self.pending_cordons.items()):
+            pending[1] -= 1
+            if pending[1] <= 0:
+                self.applied_cordons[broker] = pending[0]
+                del self.pending_cordons[broker]
 
     def where(self, broker):
         return dict((key, path) for key, (path, unused) in self.replicas[broker].items())
@@ -93,6 +110,7 @@ class FakeJbodClient:
     def describe_log_dirs(self, topic_partitions=None, brokers=None):
         self._record("describe_log_dirs", topics=topic_partitions, brokers=brokers)
         self._advance()
+        self.cluster.cordon_round()
         answers = []
         for broker in brokers:
             log_dirs = []
@@ -157,6 +175,8 @@ class FakeJbodClient:
         if (self.cluster.metadata_level or 0) < 30 and any(key == CORDON_KEY for key, unused, unused in entries):
             return SimpleNamespace(responses=[SimpleNamespace(error_code=40, error_message="needs 4.3-IV0")])
         for key, operation, value in entries:
+            if key == CORDON_KEY:
+                self.cluster.cordon_set(node_id, "" if operation == DELETE else value)
             if operation == DELETE:
                 held.pop(key, None)
             else:
@@ -236,7 +256,11 @@ def test_a_cluster_before_4_3_evacuates_without_cordoning(run_module, cluster):
     assert not any(name == "incremental_alter_configs" for name, unused in cluster.writes())
 
 
-def test_uncordon_lets_the_dir_take_replicas_again_in_the_same_run(run_module, cluster):
+@pytest.mark.parametrize("lag", [0, 3], ids=["applied-at-once", "applied-three-reads-later"])
+def test_uncordon_lets_the_dir_take_replicas_again_in_the_same_run(run_module, cluster, lag):
+    # A live broker applies the uncordon a moment after accepting it and refuses copies into the dir until then
+    # (seen on Kafka 4.4): the run waits until DescribeLogDirs shows the dir open before it moves anything.
+    cluster.cordon_lag = lag
     cluster.configs[1][CORDON_KEY] = "/b"
     args = dict(SERVERS, uncordon=[dict(broker=1, log_dir="/b")], balance=True, brokers=[1], poll_interval=0.01)
     result = run_module(kafka_log_dirs.main, args, cluster)
