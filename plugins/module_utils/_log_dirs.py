@@ -228,11 +228,12 @@ def wait_until_cordons_apply(client, changes):
     deadline = time.time() + THROTTLE_TAKE_ON_SECONDS
     while True:
         state = read_log_dirs(client, sorted(changes))
-        behind = ["%d (%s)" % (broker, ", ".join(path for path, info in sorted(state[broker]["dirs"].items())
-                                                  if info["cordoned"] != (path in after)))
-                  for broker, (_before, after) in sorted(changes.items())
-                  if broker in state and any(info["cordoned"] != (path in after)
-                                             for path, info in state[broker]["dirs"].items() if info["online"])]
+        behind = []
+        for broker, (_before, after) in sorted(changes.items()):
+            wrong = [path for path, info in sorted(state.get(broker, {}).get("dirs", {}).items())
+                     if info["online"] and info["cordoned"] != (path in after)]
+            if wrong:
+                behind.append("%d (%s)" % (broker, ", ".join(wrong)))
         if not behind:
             return
         if time.time() > deadline:

@@ -340,7 +340,8 @@ def test_log_dirs_of_one_broker_on_one_filesystem_count_once():
                                  _log_dir("/disk2/c", 50 * gib, 50 * gib)]),
         dict(broker=2, log_dirs=[_log_dir("/data/a", 100 * gib, 40 * gib)]),
     ]
-    assert _cluster._disks(responses) == {1: {"total_bytes": 150 * gib, "used_bytes": 60 * gib},
-                                         2: {"total_bytes": 100 * gib, "used_bytes": 60 * gib}}
+    expected = {1: {"total_bytes": 150 * gib, "used_bytes": 60 * gib},
+                2: {"total_bytes": 100 * gib, "used_bytes": 60 * gib}}
+    assert _cluster._disks(responses) == expected
     # A broker that lists no log dir refused the request: its sizes are missing, and it is named.
     assert _cluster.brokers_without_log_dirs(responses + [dict(broker=3, log_dirs=[])]) == [3]
