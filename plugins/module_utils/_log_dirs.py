@@ -44,8 +44,8 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_mov
 )
 from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_planner import check_max_disk_fill
 from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_throttle import (
-    THROTTLE_TAKE_ON_SECONDS,
     remove_after_failure,
+    wait_until_applied,
 )
 
 # KIP-1066: the broker config listing the log dirs that take no new replica, and the metadata.version feature
@@ -225,21 +225,19 @@ def wait_until_cordons_apply(client, changes):
     """Return once every changed broker's DescribeLogDirs shows its dirs cordoned as set: the broker applies a
     config change a moment after accepting it, and until then refuses a copy into a dir just uncordoned
     (InvalidReplicaAssignment) or takes one into a dir just cordoned."""
-    deadline = time.time() + THROTTLE_TAKE_ON_SECONDS
-    while True:
+    def behind():
         state = read_log_dirs(client, sorted(changes))
-        behind = []
+        lagging = []
         for broker, (_before, after) in sorted(changes.items()):
             wrong = [path for path, info in sorted(state.get(broker, {}).get("dirs", {}).items())
                      if info["online"] and info["cordoned"] != (path in after)]
             if wrong:
-                behind.append("%d (%s)" % (broker, ", ".join(wrong)))
-        if not behind:
-            return
-        if time.time() > deadline:
-            raise KafkaAdminError("broker(s) %s did not apply the cordoned log dirs within %d s, so nothing was "
-                                  "moved" % ("; ".join(behind), THROTTLE_TAKE_ON_SECONDS))
-        time.sleep(0.2)
+                lagging.append("%d (%s)" % (broker, ", ".join(wrong)))
+        return "; ".join(lagging)
+
+    # A DescribeLogDirs round per look: a little more time between them than for a config read.
+    wait_until_applied(behind, "broker(s) %s did not apply the cordoned log dirs within %d s, so nothing was moved",
+                       pause=0.2)
 
 
 # ---- the throttle --------------------------------------------------------------------------------
@@ -264,16 +262,9 @@ class DirCopyThrottle(object):
 
     def _wait_until_taken_on(self, brokers):
         """Return once every broker reports the rate: a copy submitted before a broker applies it runs unthrottled."""
-        deadline = time.time() + THROTTLE_TAKE_ON_SECONDS
-        while True:
-            behind = [broker for broker in brokers if read_dynamic_configs(
-                self.client, "broker", str(broker)).get(THROTTLE_KEY) != str(self.rate)]
-            if not behind:
-                return
-            if time.time() > deadline:
-                raise KafkaAdminError("broker(s) %s did not take on the copy throttle within %d s, so nothing was "
-                                      "moved" % (", ".join(map(str, behind)), THROTTLE_TAKE_ON_SECONDS))
-            time.sleep(0.1)
+        wait_until_applied(lambda: ", ".join(str(broker) for broker in brokers if read_dynamic_configs(
+            self.client, "broker", str(broker)).get(THROTTLE_KEY) != str(self.rate)),
+            "broker(s) %s did not take on the copy throttle within %d s, so nothing was moved")
 
     def remove(self, keep=()):
         """Put back each broker's rate as it was, but on the brokers in keep. Returns the brokers it stays on."""

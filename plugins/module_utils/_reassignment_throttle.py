@@ -40,6 +40,23 @@ THROTTLE_REMOVE_SECONDS = 120
 THROTTLE_TAKE_ON_SECONDS = 30
 
 
+def wait_until_applied(behind, failure, pause=0.1):
+    """Return once behind() - what has not yet applied a config change the run made, as text - is empty.
+
+    A broker applies a dynamic config a moment after the request that set it succeeded; a run that acts before
+    then acts on the old value. Raises KafkaAdminError(failure % (what is behind, THROTTLE_TAKE_ON_SECONDS)) when
+    it is not applied within THROTTLE_TAKE_ON_SECONDS.
+    """
+    deadline = time.time() + THROTTLE_TAKE_ON_SECONDS
+    while True:
+        lagging = behind()
+        if not lagging:
+            return
+        if time.time() > deadline:
+            raise KafkaAdminError(failure % (lagging, THROTTLE_TAKE_ON_SECONDS))
+        time.sleep(pause)
+
+
 def remove_after_failure(throttle, error, keep=()):
     """throttle.remove(keep) after error broke a run; when removing fails too, one error naming both."""
     try:
@@ -165,18 +182,14 @@ class Throttle(object):
         after the request succeeded; a move submitted before that copies unthrottled. A broker reads config
         changes in order, so one that reports the rate has the throttled-replica lists set before it too.
         """
-        deadline = time.time() + THROTTLE_TAKE_ON_SECONDS
-        while True:
+        def behind():
             described = self._describe(ConfigResourceType.BROKER, brokers)
-            behind = [broker for broker in brokers if any(
+            return ", ".join(str(broker) for broker in brokers if any(
                 (described.get(str(broker), {}).get(key) or {}).get("value") != str(self.rate)
-                for key in BROKER_RATE_KEYS)]
-            if not behind:
-                return
-            if time.time() > deadline:
-                raise KafkaAdminError("broker(s) %s did not take on the replication throttle within %d s, so "
-                                      "nothing was submitted" % (", ".join(map(str, behind)), THROTTLE_TAKE_ON_SECONDS))
-            time.sleep(0.1)
+                for key in BROKER_RATE_KEYS))
+
+        wait_until_applied(behind, "broker(s) %s did not take on the replication throttle within %d s, so nothing "
+                                   "was submitted")
 
     def remove(self, keep=()):
         """Put back what apply() changed, but for the throttle the moves in keep (still copying) need.
