@@ -19,7 +19,7 @@ import signal
 from ansible_collections.kafkaops.cluster.plugins.module_utils._systemctl import parse_show
 
 UNIT_PROPERTIES = ("LoadState", "ActiveState", "SubState", "Result", "NRestarts", "ExecMainCode",
-                   "ExecMainStatus", "MainPID")
+                   "ExecMainStatus", "ExecMainPID", "MainPID")
 # The cause of a crash is near the end of a log; older lines are not worth reading.
 LOG_TAIL_BYTES = 256 * 1024
 JOURNAL_LINES = 30
@@ -66,6 +66,8 @@ def parse_unit_state(text):
         restarts=_whole_number(values.get("NRestarts")),
         exit_kind=EXIT_KINDS.get(_whole_number(values.get("ExecMainCode"))),
         exit_status=_whole_number(values.get("ExecMainStatus")),
+        # The process the Exec* fields describe: the running one, or the last one that exited.
+        exec_pid=_whole_number(values.get("ExecMainPID")),
         main_pid=_whole_number(values.get("MainPID")),
     )
 
@@ -89,6 +91,8 @@ class UnitProgress:
         self.forgiven = 0
         # The latest poll saw a unit that no start will bring up (see observe).
         self.no_start_coming = False
+        # ExecMainPID when NRestarts last went up: the process whose exit that restart answered.
+        self.pid_before_restart = None
 
     def observe(self, state):
         """Take one poll's unit state; True when the service will not come up by itself.
@@ -99,7 +103,10 @@ class UnitProgress:
         the restart may pick up a mended configuration (a re-run of the role writes the files
         before it waits), and then the service comes up.
         """
-        self.latest = state
+        previous, self.latest = self.latest, state
+        if (previous is not None and previous["restarts"] is not None and state["restarts"] is not None
+                and state["restarts"] > previous["restarts"]):
+            self.pid_before_restart = previous["exec_pid"]
         if state["exit_kind"] is not None:
             self.last_exit = (state["exit_kind"], state["exit_status"])
         if state["restarts"] is not None:
@@ -114,8 +121,19 @@ class UnitProgress:
                                 or self.inactive_polls >= INACTIVE_POLLS)
         restarts = (self.restarts_during_wait or 0) - self.forgiven
         return (self.no_start_coming
-                or (restarts >= 1 and state["sub_state"] == "auto-restart")
+                or (restarts >= 1 and self._down_after_restart(state))
                 or restarts >= 2)
+
+    def _down_after_restart(self, state):
+        """Down again after systemd's latest restart, not still waiting for that restart to start it.
+
+        systemd counts a restart (NRestarts) when it queues the start, and the unit stays in auto-restart
+        until the start runs: a poll in between sees the count up and the old exit. The exited process
+        (ExecMainPID) tells them apart: the same one as before the count went up means not started yet.
+        """
+        if state["sub_state"] != "auto-restart":
+            return False
+        return not state["exec_pid"] or state["exec_pid"] != self.pid_before_restart
 
     def forgive(self):
         """After a hopeless verdict whose exits had a passing cause: True when waiting on may still help.

@@ -117,8 +117,9 @@ unit_state:
     - The unit as last read, when the wait failed and O(service) was given (null when it could not be
       read).
     - C(exit_kind) is C(exited), C(killed) or C(dumped) for the main process's last exit seen during the
-      wait (null when none was), C(exit_status) its exit status or signal number; C(restarts) is systemd's
-      C(NRestarts), C(restarts_during_wait) how many of them happened during the wait.
+      wait (null when none was), C(exit_status) its exit status or signal number,
+      C(exec_pid) that process's PID (systemd's C(ExecMainPID)); C(restarts) is systemd's C(NRestarts),
+      C(restarts_during_wait) how many of them happened during the wait.
   returned: failure, with O(service)
   type: dict
   sample:
@@ -130,6 +131,7 @@ unit_state:
     restarts_during_wait: 1
     exit_kind: exited
     exit_status: 1
+    exec_pid: 4242
     main_pid: 0
 log_source:
   description: Where RV(log_excerpt) comes from, O(log_file) or C(journal); null when neither names a cause.

@@ -60,8 +60,9 @@ unit_state:
   description:
     - The unit's state, null when it could not be read (RV(read_error) says why).
     - C(exit_kind) is C(exited), C(killed) or C(dumped) for the main process's last exit since it was
-      last started (null when none), C(exit_status) its exit status or signal number; C(restarts) is
-      systemd's C(NRestarts), the restarts systemd made by itself (null before systemd 235).
+      last started (null when none), C(exit_status) its exit status or signal number,
+      C(exec_pid) that process's PID (systemd's C(ExecMainPID)); C(restarts) is systemd's C(NRestarts),
+      the restarts systemd made by itself (null before systemd 235).
   returned: always
   type: dict
   sample:
@@ -72,6 +73,7 @@ unit_state:
     restarts: 3
     exit_kind: exited
     exit_status: 1
+    exec_pid: 4242
     main_pid: 0
 read_error:
   description: Why the unit could not be read; null when it was.

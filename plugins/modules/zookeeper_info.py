@@ -98,8 +98,9 @@ unit_state:
     - The unit as last read, when the wait failed and O(service) was given (null when it could not be
       read).
     - C(exit_kind) is C(exited), C(killed) or C(dumped) for the main process's last exit seen during the
-      wait (null when none was), C(exit_status) its exit status or signal number; C(restarts) is systemd's
-      C(NRestarts), C(restarts_during_wait) how many of them happened while the module waited.
+      wait (null when none was), C(exit_status) its exit status or signal number,
+      C(exec_pid) that process's PID (systemd's C(ExecMainPID)); C(restarts) is systemd's C(NRestarts),
+      C(restarts_during_wait) how many of them happened while the module waited.
   returned: failure, with O(service)
   type: dict
   sample:
@@ -111,6 +112,7 @@ unit_state:
     restarts_during_wait: 0
     exit_kind: null
     exit_status: 0
+    exec_pid: 4242
     main_pid: 4242
 log_source:
   description: Where RV(log_excerpt) comes from, O(log_file) or C(journal); null when neither names a cause.

@@ -74,10 +74,14 @@ BAD_HEAP_JOURNAL = (
 )
 
 
-def show(active="active", sub="running", restarts=0, code=0, status=0, result="success", load="loaded", pid=4242):
-    """systemctl show output; restarts None leaves NRestarts out, as systemd before 235 does."""
+def show(active="active", sub="running", restarts=0, code=0, status=0, result="success", load="loaded", pid=4242,
+         exec_pid=None):
+    """systemctl show output; restarts None leaves NRestarts out, as systemd before 235 does; exec_pid
+    (ExecMainPID) is left out unless given."""
     lines = ["LoadState=%s" % load, "ActiveState=%s" % active, "SubState=%s" % sub, "Result=%s" % result,
              "ExecMainCode=%d" % code, "ExecMainStatus=%d" % status, "MainPID=%d" % pid]
+    if exec_pid is not None:
+        lines.append("ExecMainPID=%d" % exec_pid)
     if restarts is not None:
         lines.append("NRestarts=%d" % restarts)
     return "\n".join(lines) + "\n"

@@ -26,18 +26,18 @@ from ansible_collections.kafkaops.cluster.tests.unit.plugins.service_samples imp
 
 @pytest.mark.parametrize("text, expected", [
     (show(), dict(load_state="loaded", active_state="active", sub_state="running", result="success", restarts=0,
-                  exit_kind=None, exit_status=0, main_pid=4242)),
+                  exit_kind=None, exit_status=0, exec_pid=None, main_pid=4242)),
     (show("activating", "auto-restart", restarts=3, code=1, status=1, result="exit-code", pid=0),
      dict(load_state="loaded", active_state="activating", sub_state="auto-restart", result="exit-code", restarts=3,
-          exit_kind="exited", exit_status=1, main_pid=0)),
+          exit_kind="exited", exit_status=1, exec_pid=None, main_pid=0)),
     (show("failed", "failed", restarts=5, code=2, status=9, result="signal", pid=0),
      dict(load_state="loaded", active_state="failed", sub_state="failed", result="signal", restarts=5,
-          exit_kind="killed", exit_status=9, main_pid=0)),
+          exit_kind="killed", exit_status=9, exec_pid=None, main_pid=0)),
     (show("inactive", "dead", restarts=None, load="not-found", pid=0),
      dict(load_state="not-found", active_state="inactive", sub_state="dead", result="success", restarts=None,
-          exit_kind=None, exit_status=0, main_pid=0)),
+          exit_kind=None, exit_status=0, exec_pid=None, main_pid=0)),
     ("", dict(load_state="", active_state="", sub_state="", result="", restarts=None, exit_kind=None,
-              exit_status=None, main_pid=None)),
+              exit_status=None, exec_pid=None, main_pid=None)),
 ], ids=["running", "auto-restart", "killed-and-failed", "unknown-unit-old-systemd", "nothing"])
 def test_unit_state_is_parsed(text, expected):
     assert parse_unit_state(text) == expected
@@ -62,11 +62,21 @@ def test_unit_state_is_parsed(text, expected):
     # A start by hand sets NRestarts back to 0; restarts counted from there.
     ([show(restarts=3), show(restarts=0), show(restarts=0), show(restarts=1),
       show("activating", "auto-restart", restarts=1, pid=0)], 5),
+    # Killed during the wait: systemd counts the restart as it queues the start, and a poll can land before
+    # the start runs (count up, still auto-restart, the old exit and the old process). Not down again.
+    ([show(exec_pid=700), show("activating", "auto-restart", code=2, status=9, pid=0, exec_pid=700),
+      show("activating", "auto-restart", restarts=1, code=2, status=9, pid=0, exec_pid=700),
+      show(restarts=1, exec_pid=701)], None),
+    # The restarted process (701) exits in its turn: down again.
+    ([show(exec_pid=700), show("activating", "auto-restart", code=2, status=9, pid=0, exec_pid=700),
+      show(restarts=1, exec_pid=701),
+      show("activating", "auto-restart", restarts=1, code=1, status=1, pid=0, exec_pid=701)], 4),
     # Without NRestarts (systemd before 235) a crash loop shows only as failed in the end.
     ([show(restarts=None), show("activating", "auto-restart", restarts=None, pid=0), show(restarts=None)], None),
 ], ids=["steady", "restarted-and-down-again", "restarted-again-and-down", "mended-by-the-restart",
         "restarted-twice", "failed", "inactive-once", "inactive-twice", "stopping",
-        "unknown-unit", "counter-reset-by-hand", "no-restart-counter"])
+        "unknown-unit", "counter-reset-by-hand", "restart-queued-not-started", "restarted-process-exits",
+        "no-restart-counter"])
 def test_waiting_stops_when_the_unit_is_hopeless(polls, hopeless_at):
     progress = UnitProgress()
     verdicts = [progress.observe(parse_unit_state(text)) for text in polls]

@@ -31,7 +31,7 @@ def test_a_watch_stops_on_a_restart_and_reads_the_log_file(tmp_path):
     watch = ServiceWatch(module, "broker 1001", "kafka-broker-1001", str(log))
     assert [watch.hopeless() for unused in range(4)] == [False, False, False, True]
     assert module.commands[0][1:] == ["show", "--property=LoadState,ActiveState,SubState,Result,NRestarts,"
-                                      "ExecMainCode,ExecMainStatus,MainPID", "--", "kafka-broker-1001"]
+                                      "ExecMainCode,ExecMainStatus,ExecMainPID,MainPID", "--", "kafka-broker-1001"]
     report, details = watch.diagnosis()
     # The exit seen while systemd waited to restart it is kept: the restarted process has none yet.
     assert report.startswith("the unit is active (running) and restarted 2 times during the wait, last exit status 1. "
@@ -110,7 +110,7 @@ def test_a_timed_out_wait_on_a_running_unit_says_what_was_missing_and_how_the_un
             "mode=None); the unit is active (running) and not restarted during the wait. "
             "Nothing in the journal of zookeeper names a cause.",
         unit_state=dict(load_state="loaded", active_state="active", sub_state="running", result="success", restarts=0,
-                        restarts_during_wait=0, exit_kind=None, exit_status=0, main_pid=4242),
+                        restarts_during_wait=0, exit_kind=None, exit_status=0, exec_pid=None, main_pid=4242),
         log_source=None, log_excerpt=[])
 
 

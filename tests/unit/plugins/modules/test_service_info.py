@@ -31,7 +31,8 @@ def test_the_state_alone_is_one_systemctl_call(monkeypatch, capsys):
     result, commands = run(monkeypatch, capsys, dict(service="kafka-broker-1", log_file="/var/log/kafka/server.log"))
     assert result["changed"] is False and result["read_error"] is None
     assert result["unit_state"] == dict(load_state="loaded", active_state="activating", sub_state="auto-restart",
-                                        result="exit-code", restarts=0, exit_kind="exited", exit_status=1, main_pid=0)
+                                        result="exit-code", restarts=0, exit_kind="exited", exit_status=1,
+                                        exec_pid=None, main_pid=0)
     assert "log_excerpt" not in result and len(commands) == 1
 
 
