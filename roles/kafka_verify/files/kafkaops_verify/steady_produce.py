@@ -41,6 +41,8 @@ class Acknowledgements:
         self._ranges = {}
         self.acknowledged = 0
         self.failed = 0
+        # Once the run stops waiting (see drain), later answers no longer count.
+        self.counting = True
         self.errors = {}
         self.last_success = time.monotonic()
 
@@ -48,6 +50,8 @@ class Acknowledgements:
 
     def on_success(self, key, sequence, metadata):
         with self._lock:
+            if not self.counting:
+                return
             self._ranges.setdefault((metadata.partition, key), SequenceRanges()).add(sequence)
             self.acknowledged += 1
             now = time.monotonic()
@@ -56,9 +60,17 @@ class Acknowledgements:
 
     def on_failure(self, error):
         with self._lock:
+            if not self.counting:
+                return
             self.failed += 1
             name = type(error).__name__
             self.errors[name] = self.errors.get(name, 0) + 1
+
+    def stop_counting(self, sent):
+        """Ends the counts; returns how many of the sent records were neither acknowledged nor failed by then."""
+        with self._lock:
+            self.counting = False
+            return sent - self.acknowledged - self.failed
 
     def partition_keys(self):
         with self._lock:
@@ -91,32 +103,48 @@ def restart_due(now, quiet_since, outstanding, restart_seconds):
     return restart_seconds > 0 and outstanding > 0 and now - quiet_since >= restart_seconds
 
 
+# How long a stopped producer's I/O thread gets to fail what it still held (its send callbacks run there).
+STOP_JOIN_SECONDS = 5.0
+
+
 def abandon(producer):
-    """Closes a producer without waiting; its I/O thread fails what is still outstanding (the failures
-    reach the send callbacks, so they count as failed). kafka-python's close flushes first, and a flush
-    with records outstanding raises before the close gets to stop the I/O thread: stop it then."""
+    """Stops a producer without sending anything more; what it still holds fails (the failures reach the
+    send callbacks, so they count as failed).
+
+    kafka-python's close(timeout=0) flushes first: it marks every batch ready, so the I/O thread sends
+    records a linger was still holding, and the broker may acknowledge them after the producer was given
+    up. The I/O thread is stopped first instead (force_close fails what is not yet sent), then joined so
+    the failures are counted before the caller reads the counts; the close after it only releases the rest.
+    """
+    sender = getattr(producer, "_sender", None)
+    if sender is not None:
+        sender.force_close()
+        sender.join(STOP_JOIN_SECONDS)
     try:
         producer.close(timeout=0)
-    except Exception:  # noqa: BLE001 - the raise is the expected one; the thread is stopped below
-        sender = getattr(producer, "_sender", None)
-        if sender is not None:
-            sender.force_close()
+    except Exception:  # noqa: BLE001 - the I/O thread is already stopped; nothing is left to wait for
+        pass
 
 
-def drain(producer, seconds, redact):
-    """Waits up to seconds for outstanding acknowledgements, then closes the producer without waiting.
+def drain(producer, seconds, acknowledgements, sent, redact):
+    """Waits up to seconds for outstanding acknowledgements, then stops the producer without waiting.
 
-    Whatever goes wrong here (kafka-python's flush raises when the wait runs out, and its close flushes
-    again) must not cost the manifest: the records acknowledged so far are the whole point of the run,
-    and records still unanswered simply stay out of it.
+    The counts end when the wait ends: a record answered later (one the I/O thread had already sent)
+    stays unanswered and out of the manifest, which lists acknowledged records and nothing else. Whatever
+    goes wrong here (kafka-python's flush raises when the wait runs out) must not cost the manifest: the
+    records acknowledged so far are the whole point of the run.
     """
-    steps = (("flush", lambda: producer.flush(timeout=seconds)), ("close", lambda: producer.close(timeout=0)))
-    for step, call in steps:
+    if seconds > 0:
         try:
-            call()
+            producer.flush(timeout=seconds)
         except Exception as error:  # noqa: BLE001 - reported, and the manifest is still written
             message = redact(str(error)) or type(error).__name__
-            print("steady_produce: %s: %s" % (step, message), file=sys.stderr, flush=True)
+            print("steady_produce: flush: %s" % message, file=sys.stderr, flush=True)
+    unanswered = acknowledgements.stop_counting(sent)
+    if unanswered:
+        print("steady_produce: %d records unanswered after a drain of %g s: stopping the producer without"
+              " waiting for them" % (unanswered, seconds), file=sys.stderr, flush=True)
+    abandon(producer)
 
 
 def argument_parser():
@@ -271,7 +299,7 @@ def main(argv=None):
 
     elapsed = time.monotonic() - started
     if producer is not None:
-        drain(producer, args.drain_seconds, clients.redact)
+        drain(producer, args.drain_seconds, acknowledgements, sent, clients.redact)
     manifest = build_manifest(
         "steady",
         run_id,
