@@ -20,6 +20,8 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._input_errors imp
 from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin import (
     KafkaAdminError,
     advertised_api_keys,
+    cluster_authorization_failed,
+    cluster_describe_refused,
     error_name,
 )
 
@@ -158,7 +160,12 @@ def read_topics(client, topics=None, include_internal=False, missing_ok=False, p
 
 def read_reassignments(client, topics=None):
     """Ongoing reassignments: [{topic, partition, replicas, adding_replicas, removing_replicas}]."""
-    ongoing = client.list_partition_reassignments()
+    try:
+        ongoing = client.list_partition_reassignments()
+    except Exception as error:
+        if cluster_authorization_failed(error):
+            raise cluster_describe_refused(client, "listing the ongoing reassignments") from error
+        raise
     items = []
     for topic_partition, state in ongoing.items():
         if topics and topic_partition.topic not in topics:

@@ -2,23 +2,33 @@
 
 The kraft scenario gives broker 2 a second log dir on Kafka 4.4, whose metadata version can cordon a dir
 (KIP-1066). A topic's replicas are placed in the first dir with a plan's log_dirs, the dir is evacuated under a
-throttle (cordoned first, so nothing new lands there), a new topic is shown to stay out of it, and it is
-uncordoned and the dirs balanced again. Bad input is refused before anything changes.
+throttle while the steady producer writes to that topic (cordoned first, so nothing new lands there; every
+record it acknowledged is read back afterwards), a new topic is shown to stay out of it, and it is uncordoned
+and the dirs balanced again. Bad input is refused before anything changes.
 """
 
 import json
 import os
+import signal
+import subprocess
+import sys
 import time
 import uuid
 
 import pytest
-from kafka import KafkaAdminClient, KafkaProducer
+from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.admin import ConfigResource, ConfigResourceType
+
+from kafkaops_verify.manifests import manifest_ranges
+from kafkaops_verify.records import RecordFormatError, decode_value
 
 CORDON_KEY = "cordoned.log.dirs"
 COPY_THROTTLE_KEY = "replica.alter.log.dirs.io.max.bytes.per.second"
 PARTITIONS = 4
 MEGABYTES_PER_PARTITION = 2
+# The folder holding the verify jobs' package: python -m runs the steady producer from there, as the role does.
+JOBS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                    "roles", "kafka_verify", "files")
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +104,45 @@ def placed_topic(kafka, admin, bootstrap_servers, client_settings, jbod):
     kafka("kafka_topic", name=name, state="absent")
 
 
-def test_a_dir_is_evacuated_cordoned_kept_empty_and_taken_back(kafka, admin, jbod, placed_topic):
+def _records(bootstrap_servers, client_settings, topic):
+    """How many records the topic's partitions hold (their end offsets)."""
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap_servers, enable_auto_commit=False, **client_settings)
+    try:
+        return sum(consumer.end_offsets([TopicPartition(topic, partition) for partition in range(PARTITIONS)]).values())
+    finally:
+        consumer.close()
+
+
+def _every_acknowledged_record_is_there(bootstrap_servers, client_settings, manifest):
+    """Reads the topic back: every (key, sequence) the manifest says was acknowledged is in its partition."""
+    expected = {}
+    for _topic, partition, _run, key, start, end in manifest_ranges(manifest):
+        expected.setdefault(int(partition), set()).update((key, sequence) for sequence in range(start, end))
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap_servers, enable_auto_commit=False, **client_settings)
+    found = {}
+    try:
+        partitions = [TopicPartition(manifest["topic"], partition) for partition in range(PARTITIONS)]
+        consumer.assign(partitions)
+        consumer.seek_to_beginning(*partitions)
+        ends = consumer.end_offsets(partitions)
+        while any(consumer.position(where) < ends[where] for where in partitions):
+            for where, records in consumer.poll(timeout_ms=5000).items():
+                for record in records:
+                    try:
+                        decoded = decode_value(record.value)
+                    except RecordFormatError:
+                        continue  # the fixture's filler records
+                    if decoded.run_id == manifest["run_id"]:
+                        found.setdefault(where.partition, set()).add((decoded.key, decoded.sequence))
+    finally:
+        consumer.close()
+    missing = {partition: len(keys - found.get(partition, set())) for partition, keys in expected.items()}
+    assert sum(len(keys) for keys in expected.values()) == manifest["acknowledged"] > 0
+    assert not any(missing.values()), "acknowledged records missing per partition: %s" % missing
+
+
+def test_a_dir_is_evacuated_cordoned_kept_empty_and_taken_back(kafka, admin, jbod, placed_topic, bootstrap_servers,
+                                                                client_settings, tmp_path):
     broker, (first, second) = jbod
     evacuate = [{"broker": broker, "log_dir": first}]
     throttle = 4 << 20
@@ -108,9 +156,29 @@ def test_a_dir_is_evacuated_cordoned_kept_empty_and_taken_back(kafka, admin, jbo
     assert _dirs(admin)[broker][first].get(placed_topic) == list(range(PARTITIONS)), "check mode moved replicas"
     assert not _broker_config(admin, broker, CORDON_KEY), "check mode cordoned the dir"
 
-    moved = kafka("kafka_log_dirs", evacuate=evacuate, throttle=throttle)
+    # Evacuated while the steady producer writes to the replicas being copied.
+    manifest = tmp_path / "steady.json"
+    before = _records(bootstrap_servers, client_settings, placed_topic)
+    producer = subprocess.Popen(
+        [sys.executable, "-m", "kafkaops_verify.steady_produce", "--bootstrap-servers", ",".join(bootstrap_servers),
+         "--topic", placed_topic, "--manifest", str(manifest), "--rate", "50", "--keys", "8",
+         "--progress-seconds", "600"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=JOBS)
+    try:
+        assert _until(lambda: _records(bootstrap_servers, client_settings, placed_topic) > before, 60), \
+            "the steady producer wrote nothing"
+        moved = kafka("kafka_log_dirs", evacuate=evacuate, throttle=throttle)
+        time.sleep(2)
+    finally:
+        producer.send_signal(signal.SIGTERM)
+        output = producer.communicate(timeout=120)[0]
+    assert producer.returncode == 0, output
     assert not moved.failed and moved.changed, moved.output
-    assert moved["moved"] == len(predicted["moves"]) and moved["bytes_moved"] == predicted["bytes_moved"]
+    # The producer's records add to what is copied, a little.
+    assert moved["moved"] == len(predicted["moves"]), moved["moves"]
+    assert predicted["bytes_moved"] <= moved["bytes_moved"] <= predicted["bytes_moved"] + (1 << 20), moved.output
+    steady = json.loads(manifest.read_text())
+    assert steady["acknowledged"] >= 50 * moved["elapsed"] * 0.5 and steady["failed"] == 0, steady
+    _every_acknowledged_record_is_there(bootstrap_servers, client_settings, steady)
     assert moved["elapsed"] >= 0.5 * moved["bytes_moved"] / throttle, (moved["elapsed"], moved["bytes_moved"])
     dirs = _dirs(admin)[broker]
     assert dirs[first] == {}, dirs[first]

@@ -9,10 +9,12 @@ their rotation in the scenario's ephemeral folder.
 import datetime
 import glob
 import hashlib
+import json
 import os
 import socket
 import ssl
 import subprocess
+import sys
 
 import pytest
 import testinfra
@@ -114,6 +116,32 @@ def test_a_user_without_an_acl_is_denied(as_user, scenario_variables):
     finally:
         consumer.close()
     print("mallory (no ACL) reading orders: %r" % denied.value)
+
+
+@pytest.mark.scenarios("kraft-secure")
+def test_a_plan_as_a_login_without_describe_on_the_cluster_is_refused_naming_it(servers, scenario_variables):
+    """kafka_reassignment_plan as alice (she may describe her topic, not the Cluster resource): refused before
+    anything, naming the login option, the permission and how to grant it, instead of Kafka's own message."""
+    alice = {user["name"]: user["password"] for user in scenario_variables["kafka_access_users"]}["alice"]
+    settings = client_settings()
+    arguments = {"bootstrap_servers": servers, "security_protocol": settings["security_protocol"],
+                 "sasl_mechanism": settings["sasl_mechanism"], "sasl_username": "alice", "sasl_password": alice,
+                 "ssl_cafile": settings["ssl_cafile"], "topics": ["orders"], "balance": "bytes",
+                 "broker_list": ",".join(str(broker) for broker in describe(servers, ["orders"])[0])}
+    # The repository's ansible.cfg, not Molecule's (its callbacks would mix lines into the JSON document).
+    project = os.environ.get("MOLECULE_PROJECT_DIRECTORY", os.getcwd())
+    environment = dict(os.environ, ANSIBLE_CONFIG=os.path.join(project, "ansible.cfg"), ANSIBLE_STDOUT_CALLBACK="json",
+                       ANSIBLE_LOAD_CALLBACK_PLUGINS="1", ANSIBLE_NOCOLOR="1")
+    run = subprocess.run(["ansible", "localhost", "-i", "localhost,", "-c", "local", "-e",
+                          "ansible_python_interpreter=%s" % sys.executable, "-m",
+                          "kafkaops.cluster.kafka_reassignment_plan", "-a", json.dumps(arguments)],
+                         capture_output=True, text=True, timeout=300, env=environment, check=False)
+    result = json.loads(run.stdout[run.stdout.index("{"):])["plays"][0]["tasks"][0]["hosts"]["localhost"]
+    assert result.get("failed") and result.get("field") == "sasl_username", result
+    assert "'alice' (User:alice) may not Describe the Cluster resource" in result["msg"], result["msg"]
+    assert "operation=describe" in result["msg"] and "nothing was changed" in result["msg"], result["msg"]
+    assert alice not in run.stdout + run.stderr
+    print("\nalice planning a move: %s" % result["msg"])
 
 
 @pytest.mark.scenarios("secure", "combined", "kraft-secure")
