@@ -85,9 +85,6 @@ def check_feature_inputs(module):
         if not isinstance(name, str) or not FEATURE_NAME.match(name):
             raise FeatureInputError("keep[%d]" % index, "%r is not a feature's name (such as metadata.version)"
                                     % (name,))
-        if name in wanted:
-            raise FeatureInputError("keep[%d]" % index, "%s is also given a level in features: keep one of the two"
-                                    % name)
     return wanted
 
 

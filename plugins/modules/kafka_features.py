@@ -51,7 +51,7 @@ options:
     default: false
   keep:
     description:
-      - Features O(upgrade_to_latest) leaves at their finalized level.
+      - Features O(upgrade_to_latest) leaves at their finalized level. A level given in O(features) still applies.
     type: list
     elements: str
     default: []
