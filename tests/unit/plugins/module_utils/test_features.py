@@ -203,8 +203,8 @@ def test_describing_reads_every_broker_and_changes_nothing(run_module):
     described = run_module(kafka_features.main, dict(SERVERS), fake)
     assert not described["changed"] and described["changes"] == [] and fake.updates == []
     assert sorted(set(fake.asked)) == [1, 2, 3]
-    assert described["features"]["metadata.version"] == dict(finalized=27, supported=dict(min=7, max=27),
-                                                              limited_by=[3])
+    expected = dict(finalized=27, supported=dict(min=7, max=27), limited_by=[3])
+    assert described["features"]["metadata.version"] == expected
 
 
 def test_check_mode_validates_and_predicts_then_the_change_then_nothing_is_left(run_module):
