@@ -254,6 +254,9 @@ def update_features(client, changes, validate_only, timeout_ms):
     if not refusals:
         return
     named = set(feature for feature, unused, unused in refusals if feature)
+    if not named:
+        # Version 2 answers with one message for the whole request; it names the feature that failed.
+        named = set(name for name in changes if any(name in (message or "") for unused, unused, message in refusals))
     if not named and len(changes) == 1:
         named = set(changes)
     field = "features.%s" % sorted(named)[0] if len(named) == 1 else "features"
@@ -291,27 +294,31 @@ def run_features(module, client, wanted):
     """kafka_features: read every broker, plan, validate (check mode too), change unless in check mode."""
     params, result = module.params, module.result
     view = cluster_view(read_nodes(client))
+    # A level refused by the plan is returned beside the levels the cluster has.
+    result["features"] = describe_features(view)
     changes = plan_feature_changes(view, wanted, params["upgrade_to_latest"], params["keep"] or (),
                                    params["allow_downgrade"])
     before = dict((name, feature["finalized"]) for name, feature in view.items())
     after = dict(before, **dict((name, level) for name, (unused, level) in changes.items()))
-    result.update(changed=bool(changes), features=describe_features(view, changes),
+    # Until the controller accepts the change, the result says what is: a refusal returns it as it stands.
+    result.update(changed=False, features=describe_features(view),
                   changes=[dict(feature=name, before=before[name], after=level, type=UPGRADE_TYPE_NAMES[upgrade_type])
                            for name, (upgrade_type, level) in sorted(changes.items())])
     if module.diff:
         result["diff"] = dict(before=before, after=after)
     if not changes:
         return
-    if any(upgrade_type != UPGRADE for upgrade_type, unused in changes.values()):
-        module.warn("downgrading %s: %s" % (
-            ", ".join("%s from %d to %d" % (name, before[name], level) for name, (upgrade_type, level)
-                      in sorted(changes.items()) if upgrade_type != UPGRADE),
-            "an unsafe downgrade can lose metadata" if params["allow_downgrade"] == "unsafe"
-            else "Kafka refuses it when it would lose metadata"))
     timeout_ms = params["request_timeout"] * 1000
     # The controller checks what the brokers and the controllers support; asked first with validate_only, a
     # level some node cannot run is refused with nothing changed, and check mode predicts that refusal.
     update_features(client, changes, True, timeout_ms)
+    result.update(changed=True, features=describe_features(view, changes))
+    if any(upgrade_type != UPGRADE for upgrade_type, unused in changes.values()):
+        module.warn("downgrading %s: %s" % (
+            ", ".join("%s from %d to %d" % (name, before[name], level) for name, (upgrade_type, level)
+                      in sorted(changes.items()) if upgrade_type != UPGRADE),
+            "unsafe: what was written for the higher levels can be lost" if params["allow_downgrade"] == "unsafe"
+            else "safe: the controller accepted it as losing nothing"))
     if module.check_mode:
         return
     update_features(client, changes, False, timeout_ms)

@@ -255,11 +255,13 @@ def test_bad_input_is_refused_before_any_change_naming_the_field(run_module, arg
 
 def test_a_level_a_controller_cannot_run_is_refused_by_the_validation_with_nothing_changed(run_module):
     fake = cluster(controllers={3000: OLD})
+    # Kafka answers one message for the request; the feature it names is the field.
+    asked = {"metadata.version": 29, "transaction.version": 2}
     for check_mode in (True, False):
-        refused = run_module(kafka_features.main, dict(SERVERS, features={"metadata.version": 29}), fake,
-                             check_mode=check_mode)
-        assert refused["failed"] and refused["field"] == "features.metadata.version"
+        refused = run_module(kafka_features.main, dict(SERVERS, features=asked), fake, check_mode=check_mode)
+        assert refused["failed"] and not refused["changed"] and refused["field"] == "features.metadata.version"
         assert "Controller 3000 does not support" in refused["msg"] and "nothing was changed" in refused["msg"]
+        assert refused["features"]["metadata.version"]["finalized"] == 27
     assert fake.writes() == [] and fake.finalized == FINALIZED
 
 
@@ -275,3 +277,9 @@ def test_a_fenced_broker_stops_the_run_before_any_request(run_module):
     fake = cluster(fenced=[3])
     refused = run_module(kafka_features.main, dict(SERVERS, features={"transaction.version": 2}), fake)
     assert refused["failed"] and "broker 3 is registered but not running" in refused["msg"] and fake.updates == []
+
+
+def test_a_refused_level_is_returned_beside_the_levels_the_cluster_has(run_module):
+    refused = run_module(kafka_features.main, dict(SERVERS, features={"group.version": 0}), cluster())
+    assert refused["failed"] and not refused["changed"] and refused["changes"] == []
+    assert refused["features"]["group.version"] == dict(finalized=1, supported=dict(min=0, max=1), limited_by=[])
