@@ -16,6 +16,10 @@ try:
 except ImportError:
     ConfigResource = ConfigResourceType = None
 
+from ansible_collections.kafkaops.cluster.plugins.module_utils._certificates import (
+    expiry_sentence,
+    read_served_certificates,
+)
 from ansible_collections.kafkaops.cluster.plugins.module_utils._input_errors import InputError
 from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin import (
     KafkaAdminError,
@@ -23,6 +27,7 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin impo
     cluster_authorization_failed,
     cluster_describe_refused,
     error_name,
+    run_side_by_side,
 )
 
 # Where a topic config value comes from when it was set on the topic itself.
@@ -38,6 +43,8 @@ DESCRIBE_QUORUM_API_KEY = 55
 PARTITION_VIEWS = ("all", "problems", "none")
 # The kinds of problem a partition can have, in the order a partition lists its own.
 PROBLEM_KINDS = ("offline", "under_replicated", "reassigning", "leader_not_preferred")
+# The connection's protocols that speak TLS: the brokers' addresses it reads are on a listener serving a certificate.
+TLS_PROTOCOLS = ("SSL", "SASL_SSL")
 # A topic name never holds these (Kafka allows letters, digits, '.', '_' and '-'): an item with one is a pattern.
 PATTERN_CHARACTERS = "*?["
 
@@ -448,6 +455,29 @@ def add_sizes(topics, partitions_by_topic, sizes):
                                   for partition in partitions_by_topic[name])
 
 
+def read_certificates(module, brokers):
+    """(certificates, expiring): the certificate each live broker serves on the listener the module connects
+    through, and those within certificate_warn_days, each also warned of. Empty when that listener is not TLS.
+
+    A certificate that cannot be read (no handshake from here) is listed with its error and warned of too:
+    a broker whose certificate nobody can see is no better than one about to expire.
+    """
+    params = module.params
+    if params["security_protocol"] not in TLS_PROTOCOLS:
+        return [], []
+    entries = read_served_certificates(brokers, params, params["certificate_warn_days"], params["request_timeout"],
+                                       run_side_by_side)
+    for entry in entries:
+        if "error" in entry:
+            module.warn("broker %s at %s: its certificate could not be read: %s"
+                        % (entry["broker"], entry["address"], entry["error"]))
+        elif entry["expiring"]:
+            module.warn("broker %s at %s serves a certificate within certificate_warn_days (%d): %s"
+                        % (entry["broker"], entry["address"], params["certificate_warn_days"],
+                           expiry_sentence("its certificate", entry)))
+    return entries, [entry for entry in entries if entry.get("expiring")]
+
+
 def check_cluster_info_inputs(module):
     """(names, patterns) of the topics asked for, checked before connecting (TopicSelectionError names the item)."""
     return split_topic_selection(module.params["topics"])
@@ -485,4 +515,6 @@ def run_cluster_info(module, client, selection):
         result["throttles"] = read_throttles(client, sorted(topics), [broker["id"] for broker in result["brokers"]])
     if params["include_consumer_groups"]:
         result["consumer_groups"] = read_consumer_groups(client)
+    if params["include_certificates"]:
+        result["certificates"], result["certificates_expiring"] = read_certificates(module, result["brokers"])
     module.result.update(changed=False, **result)
