@@ -24,6 +24,7 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin impo
     cluster_describe_refused,
     error_name,
 )
+from ansible_collections.kafkaops.cluster.plugins.module_utils._log_dir_planner import volumes
 
 # Where a topic config value comes from when it was set on the topic itself.
 TOPIC_OVERRIDE_SOURCE = "DYNAMIC_TOPIC_CONFIG"
@@ -216,32 +217,24 @@ def _copies(responses):
     return sizes
 
 
-# Two figures of one filesystem read a moment apart: the same total bytes, the usable bytes this close.
-SHARED_FILESYSTEM_SLACK = 64 << 20
-
-
 def _disks(responses):
     """{broker_id: {"total_bytes", "used_bytes"}} summed over each broker's volumes, or None when a broker does
-    not report its disks (Kafka before 3.3, KIP-827: -1). Log dirs of one broker on one filesystem (the same
-    total bytes, usable bytes within SHARED_FILESYSTEM_SLACK) count once: summed, a broker with two dirs on
-    one disk would weigh twice the others and count that disk's other files twice."""
+    not report its disks (Kafka before 3.3, KIP-827: -1). Log dirs of one broker on one filesystem (the log dir
+    planner's volumes: the same total bytes, usable bytes within SHARED_FILESYSTEM_SLACK) count once: summed, a
+    broker with two dirs on one disk would weigh twice the others and count that disk's other files twice."""
     disks = {}
     for broker in responses:
-        total = used = 0
-        volumes = []
-        for log_dir in broker.get("log_dirs", []):
+        dirs = {}
+        for index, log_dir in enumerate(broker.get("log_dirs", [])):
             if log_dir.get("total_bytes", -1) < 0 or log_dir.get("usable_bytes", -1) < 0:
                 return None
-            if any(seen_total == log_dir["total_bytes"]
-                   and abs(seen_usable - log_dir["usable_bytes"]) <= SHARED_FILESYSTEM_SLACK
-                   for seen_total, seen_usable in volumes):
-                continue
-            volumes.append((log_dir["total_bytes"], log_dir["usable_bytes"]))
-            total += log_dir["total_bytes"]
-            used += log_dir["total_bytes"] - log_dir["usable_bytes"]
+            dirs[(log_dir.get("log_dir") or "", index)] = dict(
+                total_bytes=log_dir["total_bytes"], usable_bytes=log_dir["usable_bytes"])
+        found = set(volume for volume in volumes(dirs).values() if volume[0] == "volume")
+        total = sum(volume[1] for volume in found)
         if not total:
             return None
-        disks[broker["broker"]] = {"total_bytes": total, "used_bytes": used}
+        disks[broker["broker"]] = {"total_bytes": total, "used_bytes": sum(volume[1] - volume[2] for volume in found)}
     return disks or None
 
 

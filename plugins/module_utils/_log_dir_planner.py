@@ -12,8 +12,11 @@ Terms
 -----
 * A broker's *open* dirs: online, not cordoned and not being evacuated. Only they receive replicas (Kafka
   refuses AlterReplicaLogDirs into a cordoned or offline dir).
+* A *volume*: the filesystem a dir is on. Dirs of one broker that report the same total bytes and usable bytes
+  within ``SHARED_FILESYSTEM_SLACK`` (64 MiB: files written between two dirs' answers) are one (``volumes``);
+  the brokers' disks (_cluster) and the one-host check of the reassignment planner count by the same rule.
 * ``L_d``: what dir d holds. With *capacity* weights (every open dir reports its volume's total bytes,
-  Kafka 3.3+, and no two of them report the same volume) it is the volume's used bytes (total - usable:
+  Kafka 3.3+, and no two of them are on one volume) it is the volume's used bytes (total - usable:
   other files count, they never move) and ``w_d`` its total bytes; otherwise (*bytes* weights: sizes not
   reported, or dirs on one filesystem, where a move changes no volume's fill) ``L_d`` is the bytes of the
   replicas in d and ``w_d = 1``. The *fill* of d is ``L_d / w_d``.
@@ -74,12 +77,35 @@ def size_text(count):
     return "%d B" % count
 
 
-def _volume(info, path):
-    """The volume a dir is on: dirs of one broker reporting the same total and usable bytes share one."""
-    total, usable = info["total_bytes"], info["usable_bytes"]
-    if total is None or total <= 0 or usable is None or usable < 0:
-        return ("dir", path)
-    return ("volume", total, usable)
+# Two figures of one filesystem read a moment apart: the same total bytes, the usable bytes this close (other
+# files are written between two dirs' answers).
+SHARED_FILESYSTEM_SLACK = 64 << 20
+
+
+def same_filesystem(first, second):
+    """Whether two (total bytes, usable bytes) figures of one broker's dirs are of one filesystem."""
+    return first[0] == second[0] and abs(first[1] - second[1]) <= SHARED_FILESYSTEM_SLACK
+
+
+def volumes(dirs):
+    """{path: volume} of one broker's dirs ({path: {"total_bytes", "usable_bytes"}}, None when not reported).
+
+    A volume is ("volume", total, usable) of the first dir (by path) of a filesystem; a later dir joins the first
+    volume it is the same filesystem as (same_filesystem). A dir that does not report its size is ("dir", path).
+    Every count of a broker's disks goes through here, so that a filesystem counts once wherever it is counted.
+    """
+    found, seen = {}, []
+    for path in sorted(dirs):
+        total, usable = dirs[path]["total_bytes"], dirs[path]["usable_bytes"]
+        if total is None or total <= 0 or usable is None or usable < 0:
+            found[path] = ("dir", path)
+            continue
+        joined = [volume for volume in seen if same_filesystem(volume[1:], (total, usable))]
+        if not joined:
+            joined = [("volume", total, usable)]
+            seen.append(joined[0])
+        found[path] = joined[0]
+    return found
 
 
 class _Broker(object):
@@ -93,12 +119,12 @@ class _Broker(object):
         self.max_disk_fill = max_disk_fill
         self.open = sorted(path for path, info in self.dirs.items()
                            if info["online"] and not info["cordoned"] and path not in self.evacuate)
-        self.volume = dict((path, _volume(info, path)) for path, info in self.dirs.items())
+        self.volume = volumes(self.dirs)
         self.volume_total, self.volume_used = {}, {}
-        for path, info in self.dirs.items():
-            if self.volume[path][0] == "volume":
-                self.volume_total[self.volume[path]] = info["total_bytes"]
-                self.volume_used[self.volume[path]] = info["total_bytes"] - info["usable_bytes"]
+        for volume in self.volume.values():
+            if volume[0] == "volume":
+                self.volume_total[volume] = volume[1]
+                self.volume_used[volume] = volume[1] - volume[2]
         open_volumes = [self.volume[path] for path in self.open]
         self.weights = ("capacity" if open_volumes and all(volume[0] == "volume" for volume in open_volumes)
                         and len(set(open_volumes)) == len(open_volumes) else "bytes")
@@ -290,12 +316,12 @@ def order_moves(moves, brokers, max_moves_per_broker, max_disk_fill):
     """
     used, total, volume_of = {}, {}, {}
     for broker_id, state in brokers.items():
-        for path, info in state["dirs"].items():
-            volume = (broker_id,) + _volume(info, path)
+        for path, volume in volumes(state["dirs"]).items():
+            volume = (broker_id,) + volume
             volume_of[(broker_id, path)] = volume
             if volume[1] == "volume":
-                total[volume] = info["total_bytes"]
-                used[volume] = info["total_bytes"] - info["usable_bytes"]
+                total[volume] = volume[2]
+                used[volume] = volume[2] - volume[3]
     peaks = dict(used)
     batches, remaining = [], list(moves)
     while remaining:

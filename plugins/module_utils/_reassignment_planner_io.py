@@ -23,11 +23,11 @@ import os
 from ansible_collections.kafkaops.cluster.plugins.module_utils._cluster import (
     current_assignment,
     read_brokers,
-    SHARED_FILESYSTEM_SLACK,
     read_disk_usage,
     read_reassignments,
     read_topics,
 )
+from ansible_collections.kafkaops.cluster.plugins.module_utils._log_dir_planner import same_filesystem
 from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_planner import (
     PlanError,
     assignment_from_kafka_json,
@@ -196,9 +196,6 @@ def _int_key(key, option, what):
         raise PlanError(option, "keys are %s, not %r" % (what, key)) from None
 
 
-# Brokers whose log dirs report the same total bytes and used bytes within this many bytes of each other
-# sit on one filesystem (containers or processes on one host): what else that disk holds is not theirs.
-
 BYTE_OPTIONS = ("partition_sizes", "partition_sizes_file", "broker_capacities", "max_disk_fill")
 AUTO_FROM_CLUSTER = "auto: the partitions' sizes read from the cluster (DescribeLogDirs)"
 
@@ -227,16 +224,19 @@ def choose_balance(params, offline):
 
 
 def shared_filesystem(disks, brokers, replica_bytes):
-    """Whether the brokers' log dirs look like one filesystem: two or more brokers, the same total bytes, used
-    bytes within SHARED_FILESYSTEM_SLACK of each other, and each disk holding at least replica_bytes (the bytes
-    of every replica of the selected partitions, on all brokers together). Brokers on one host always agree
-    so; separate disks cannot, as each would hold every broker's replicas (full disks of one size included)."""
+    """Whether the brokers' log dirs look like one filesystem: two or more brokers, the fullest and the emptiest
+    disk one filesystem by the log dir planner's rule (same_filesystem: the same total bytes, used bytes within
+    SHARED_FILESYSTEM_SLACK) and every other of the same total, and each disk holding at least replica_bytes (the
+    bytes of every replica of the selected partitions, on all brokers together). Brokers on one host always
+    agree so; separate disks cannot, as each would hold every broker's replicas (full disks of one size
+    included)."""
     reported = [disks[broker] for broker in brokers if broker in disks]
     if len(reported) < 2 or len(reported) < len(brokers):
         return False
-    used = [disk["used_bytes"] for disk in reported]
-    return (len(set(disk["total_bytes"] for disk in reported)) == 1
-            and max(used) - min(used) <= SHARED_FILESYSTEM_SLACK and min(used) >= replica_bytes)
+    figures = sorted((disk["total_bytes"], disk["total_bytes"] - disk["used_bytes"]) for disk in reported)
+    return (figures[0][0] == figures[-1][0] and same_filesystem(min(figures, key=lambda item: item[1]),
+                                                                max(figures, key=lambda item: item[1]))
+            and min(disk["used_bytes"] for disk in reported) >= replica_bytes)
 
 
 def byte_inputs(params, offline, balance):
