@@ -259,6 +259,33 @@ def _log_dir_figures(responses):
     return sorted(entries, key=lambda entry: (entry["broker"], entry["log_dir"] or ""))
 
 
+def log_dir_state(responses):
+    """{broker: {"dirs": {path: {total_bytes, usable_bytes, online, cordoned, error}}, "replicas": {(topic,
+    partition): {dir, bytes}}, "future": {(topic, partition): {dir, bytes}}}} of DescribeLogDirs responses.
+
+    A dir the broker cannot read (KAFKA_STORAGE_ERROR) is offline and lists no replica. Sizes of -1 (Kafka
+    before 3.3) become None. A future replica is the copy AlterReplicaLogDirs is making; it replaces the
+    current one once it has caught up.
+    """
+    state = {}
+    for answer in responses:
+        dirs, replicas, future = {}, {}, {}
+        for log_dir in answer.get("log_dirs", []):
+            path = log_dir["log_dir"]
+            total, usable = log_dir.get("total_bytes", -1), log_dir.get("usable_bytes", -1)
+            dirs[path] = dict(total_bytes=total if total is not None and total >= 0 else None,
+                              usable_bytes=usable if usable is not None and usable >= 0 else None,
+                              online=not log_dir.get("error_code"), cordoned=bool(log_dir.get("is_cordoned")),
+                              error=error_name(log_dir.get("error_code")))
+            for topic in log_dir.get("topics", []):
+                for partition in topic.get("partitions", []):
+                    held = future if partition.get("is_future_key") else replicas
+                    held[(topic["name"], partition["partition_index"])] = dict(
+                        dir=path, bytes=partition["partition_size"])
+        state[answer["broker"]] = dict(dirs=dirs, replicas=replicas, future=future)
+    return state
+
+
 def read_partition_sizes(client, topics):
     """{topic: {partition: {broker_id: bytes}}} from DescribeLogDirs on every broker.
 
@@ -288,15 +315,16 @@ def brokers_without_log_dirs(responses):
 
 
 def read_disk_usage(client, topics):
-    """(sizes, disks, unread) from one DescribeLogDirs round: sizes ``{topic: {partition: bytes of its largest
+    """(sizes, disks, unread, dirs) from one DescribeLogDirs round: sizes ``{topic: {partition: bytes of its largest
     replica}}``, disks ``{broker_id: {"total_bytes", "used_bytes"}}`` summed over each broker's log dirs,
-    or None when a broker does not report its disks (Kafka before 3.3, KIP-827: -1), and unread, the brokers
-    that listed no log dir (brokers_without_log_dirs): their sizes are missing, not zero."""
+    or None when a broker does not report its disks (Kafka before 3.3, KIP-827: -1), unread, the brokers
+    that listed no log dir (brokers_without_log_dirs): their sizes are missing, not zero, and dirs, each broker's
+    log dirs and the replicas in them (log_dir_state)."""
     responses = client.describe_log_dirs(_asked_topics(topics))
     copies, disks = _copies(responses), _disks(responses)
     sizes = dict((topic, dict((partition, max(by_broker.values())) for partition, by_broker in partitions.items()))
                  for topic, partitions in copies.items())
-    return sizes, disks, brokers_without_log_dirs(responses)
+    return sizes, disks, brokers_without_log_dirs(responses), log_dir_state(responses)
 
 
 def read_throttles(client, topics, broker_ids):

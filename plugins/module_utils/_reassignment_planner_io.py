@@ -27,7 +27,7 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._cluster import (
     read_reassignments,
     read_topics,
 )
-from ansible_collections.kafkaops.cluster.plugins.module_utils._log_dir_planner import same_filesystem
+from ansible_collections.kafkaops.cluster.plugins.module_utils._log_dir_planner import add_log_dirs, same_filesystem
 from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_planner import (
     PlanError,
     assignment_from_kafka_json,
@@ -134,6 +134,8 @@ def cluster_inputs(client, topics):
 
 # One partition of a plan file, laid out as json.dumps(indent=2, sort_keys=True) lays it out.
 _ENTRY = '    {\n      "partition": %d,\n      "replicas": [\n        %s\n      ],\n      "topic": %s\n    }'
+# The same with Kafka's log_dirs, which sorts first.
+_DIRS = '    {\n      "log_dirs": [\n        %s\n      ],\n' + _ENTRY[6:]
 
 
 def kafka_json_text(document):
@@ -149,7 +151,12 @@ def kafka_json_text(document):
         encoded = topics.get(topic)
         if encoded is None:
             encoded = topics[topic] = json.dumps(topic)
-        entries.append(_ENTRY % (entry["partition"], ",\n        ".join(map(str, entry["replicas"])), encoded))
+        replicas = ",\n        ".join(map(str, entry["replicas"]))
+        if "log_dirs" in entry:
+            dirs = ",\n        ".join(json.dumps(path) for path in entry["log_dirs"])
+            entries.append(_DIRS % (dirs, entry["partition"], replicas, encoded))
+        else:
+            entries.append(_ENTRY % (entry["partition"], replicas, encoded))
     partitions = "[\n%s\n  ]" % ",\n".join(entries) if entries else "[]"
     return '{\n  "partitions": %s,\n  "version": %d\n}\n' % (partitions, document["version"])
 
@@ -196,7 +203,7 @@ def _int_key(key, option, what):
         raise PlanError(option, "keys are %s, not %r" % (what, key)) from None
 
 
-BYTE_OPTIONS = ("partition_sizes", "partition_sizes_file", "broker_capacities", "max_disk_fill")
+BYTE_OPTIONS = ("partition_sizes", "partition_sizes_file", "broker_capacities", "log_dirs", "max_disk_fill")
 AUTO_FROM_CLUSTER = "auto: the partitions' sizes read from the cluster (DescribeLogDirs)"
 
 
@@ -276,6 +283,59 @@ def byte_inputs(params, offline, balance):
     return sizes, capacities
 
 
+def log_dirs_option(items):
+    """The log_dirs option checked before connecting: {broker: {path: entry}}, or PlanError naming the entry.
+
+    Each entry as the option gives it (kafka_cluster_info's log_dirs, with cordoned and partitions besides);
+    log_dir_state() turns it into the brokers' dirs once the partitions' sizes are known.
+    """
+    if items is None:
+        return None
+    checked = {}
+    for index, item in enumerate(items):
+        where = "log_dirs[%d]" % index
+        path = item["log_dir"]
+        if not path.startswith("/") or path != path.strip():
+            raise PlanError(where + ".log_dir", "an absolute path as the broker lists it in log.dirs, not %r"
+                            % (path,))
+        path = path.rstrip("/") or "/"
+        dirs = checked.setdefault(item["broker"], {})
+        if path in dirs:
+            raise PlanError(where, "broker %d's %s is listed twice" % (item["broker"], path))
+        for name in ("bytes", "total_bytes", "usable_bytes"):
+            if item[name] is not None and item[name] < 0:
+                raise PlanError("%s.%s" % (where, name), "bytes (0 or more), not %d; leave it out where unknown"
+                                % item[name])
+        partitions = {}
+        for topic, numbers in (item["partitions"] or {}).items():
+            if not isinstance(numbers, list) or not all(
+                    isinstance(number, int) and not isinstance(number, bool) for number in numbers):
+                raise PlanError(where + ".partitions", "topic %s: a list of partition numbers" % (topic,))
+            partitions[str(topic)] = numbers
+        dirs[path] = dict(item, log_dir=path, partitions=partitions)
+    return checked
+
+
+def log_dir_state(checked, sizes):
+    """The brokers' dirs and replicas (as DescribeLogDirs gives them, _cluster.log_dir_state) of the checked
+    log_dirs option: a listed partition's replica holds its size, and what else a dir's bytes count stays."""
+    state = {}
+    for broker, dirs in checked.items():
+        replicas, described = {}, {}
+        for path, item in dirs.items():
+            listed = 0
+            for topic, numbers in item["partitions"].items():
+                for number in numbers:
+                    size = sizes.get(topic, {}).get(number, 0)
+                    replicas[(topic, number)] = dict(dir=path, bytes=size)
+                    listed += size
+            described[path] = dict(total_bytes=item["total_bytes"], usable_bytes=item["usable_bytes"],
+                                   online=not item["error_code"], cordoned=item["cordoned"],
+                                   other_bytes=max(0, (item["bytes"] or 0) - listed))
+        state[broker] = dict(dirs=described, replicas=replicas)
+    return state
+
+
 def check_plan_inputs(module):
     """The options the planner takes, checked before connecting; offline runs also get their assignment.
 
@@ -300,7 +360,8 @@ def check_plan_inputs(module):
     balance, why = choose_balance(params, offline is not None)
     sizes, capacities = byte_inputs(params, offline is not None, balance)
     return dict(topics=topics, broker_list=broker_list, offline=offline, sizes=sizes, capacities=capacities,
-                balance=balance, balance_why=why, offline_replicas=offline_replicas)
+                balance=balance, balance_why=why, offline_replicas=offline_replicas,
+                log_dirs=log_dirs_option(params["log_dirs"]))
 
 
 def offline_replicas_option(value):
@@ -333,7 +394,7 @@ def run_reassignment_plan(module, client, inputs):
             offline_replicas = read_offline
     sizes, capacities = inputs.get("sizes"), inputs.get("capacities")
     balance, why = inputs["balance"], inputs["balance_why"]
-    sources, sizes_unread = {}, False
+    sources, sizes_unread, dirs = {}, False, None
     # demote moves no data: no sizes to read.
     if balance == "bytes" and mode != "demote":
         given = "partition_sizes_file" if params["partition_sizes_file"] is not None else "partition_sizes"
@@ -341,8 +402,8 @@ def run_reassignment_plan(module, client, inputs):
                        capacities_from="broker_capacities" if capacities is not None else None)
         if inputs["offline"] is None and (sizes is None or capacities is None):
             # One DescribeLogDirs round gives both: the largest replica of each partition, and the disks.
-            read_sizes, disks, unread = read_disk_usage(client, dict((topic, sorted(partitions))
-                                                                     for topic, partitions in assignment.items()))
+            read_sizes, disks, unread, dirs = read_disk_usage(client, dict(
+                (topic, sorted(partitions)) for topic, partitions in assignment.items()))
             if unread and sizes is None:
                 cause = ("broker(s) %s answered DescribeLogDirs with no log dir: the login lacks Describe on the "
                          "Cluster resource, so the partitions' sizes cannot be read" % ", ".join(map(str, unread)))
@@ -377,6 +438,15 @@ def run_reassignment_plan(module, client, inputs):
                                 new_brokers=params["new_brokers"], demote_brokers=params["demote_brokers"],
                                 offline_replicas=offline_replicas)
     planned["summary"].update(sources, balance_chosen=why)
+    if balance == "bytes" and mode != "demote":
+        if inputs.get("log_dirs") is not None:
+            dirs, dirs_from = log_dir_state(inputs["log_dirs"], sizes), "log_dirs"
+        else:
+            dirs_from = "DescribeLogDirs"
+        if dirs and any(len(held["dirs"]) > 1 for held in dirs.values()):
+            # Kafka puts a copy in the dir holding the fewest partitions; the plan names the dir instead.
+            planned["summary"].update(log_dirs_from=dirs_from, log_dirs=add_log_dirs(
+                planned["plan"], planned["rollback_plan"], dirs, sizes, check_max_disk_fill(params["max_disk_fill"])))
     return_plan = params["return_plan"] if params["return_plan"] is not None else not params["dest"]
     # Built apart and handed over at the end: a failed run reports only what went wrong.
     result = dict(changed=False, summary=planned["summary"])

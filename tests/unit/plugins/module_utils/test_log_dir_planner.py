@@ -11,18 +11,7 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._log_dir_planner 
     plan_log_dirs,
     volumes,
 )
-
-GB = 1 << 30
-
-
-def disk(total=None, used=0, online=True, cordoned=False):
-    return dict(total_bytes=total, usable_bytes=None if total is None else total - used, online=online,
-                cordoned=cordoned)
-
-
-def broker(dirs, replicas):
-    """dirs: {path: disk()}; replicas: {(topic, partition): (path, bytes)}."""
-    return dict(dirs=dirs, replicas=dict((key, dict(dir=path, bytes=size)) for key, (path, size) in replicas.items()))
+from ansible_collections.kafkaops.cluster.tests.unit.plugins.module_utils.log_dir_samples import GB, broker, disk
 
 
 def after_move(state, plan):
