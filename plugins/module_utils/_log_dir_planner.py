@@ -63,8 +63,10 @@ onto a broker with two or more open dirs, with the terms above (open dirs, ``L_d
    the reassignment planner counts each broker's disks after the plan.
 2. The copies, the largest first (ties by topic and partition, so the same input gives the same dirs), each
    go to the open dir with the lowest fill after taking it, ``(L_d + s) / w_d``, among those whose volume stays
-   at or below ``max_disk_fill`` of its size (a dir whose size is not reported is not limited). A copy no open
-   dir can take is refused, naming the broker, the partition, its bytes and each open dir's room.
+   at or below ``max_disk_fill`` of its size (a dir whose size is not reported is not limited); between dirs
+   equally full after it, the one holding the fewest replicas (Kafka's own rule: copies of empty partitions,
+   which fill nothing, then spread over the dirs), then by path. A copy no open dir can take is refused, naming
+   the broker, the partition, its bytes and each open dir's room.
 
 What that promises: for every copy r (size s) in dir h and every other open dir e of its broker with room for
 r at the end, ``(L_e + s) / w_e >= L_h / w_h`` after the plan: moving r to e would leave e at least as full as h
@@ -433,9 +435,15 @@ def place_arrivals(brokers, arrivals, departures=(), max_disk_fill=0.85):
         bytes_before = dict(broker.replica_bytes)
         fill_before = dict((path, broker.volume_fill(path)) for path in broker.dirs)
         # The end state counts, as for the brokers' disks: the replicas leaving first, then those arriving.
+        # Replicas per dir: among dirs equally full after a copy (empty partitions fill nothing), the one holding
+        # the fewest takes it, as Kafka would choose, so new partitions do not all grow in one dir.
+        held = dict((path, 0) for path in broker.dirs)
+        for path in broker.where.values():
+            held[path] += 1
         for key in leaving.get(broker_id, ()):
             if key in broker.where:
                 broker.change(broker.where[key], -broker.replicas[key]["bytes"])
+                held[broker.where[key]] -= 1
         placed = dict((path, 0) for path in broker.dirs)
         # Largest first, ties by name: the same input gives the same dirs, and small replicas even out what the
         # large ones leave.
@@ -450,9 +458,11 @@ def place_arrivals(brokers, arrivals, departures=(), max_disk_fill=0.85):
                                       "space there, add a disk, or leave broker %d out of broker_list"
                                       % (broker_id, key[0], key[1], size_text(size), max_disk_fill,
                                          rooms or "it has none (every dir offline or cordoned)", broker_id))
-            target = min(fitting, key=lambda path: ((broker.load(path) + size) / float(broker.weight(path)), path))
+            target = min(fitting, key=lambda path: ((broker.load(path) + size) / float(broker.weight(path)),
+                                                    held[path], path))
             broker.change(target, size)
             placed[target] += 1
+            held[target] += 1
             if len(broker.open) > 1:
                 chosen[key] = target
         summary[broker_id] = dict(weights=broker.weights, dirs=dict(

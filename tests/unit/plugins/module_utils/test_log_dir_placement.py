@@ -36,7 +36,9 @@ from ansible_collections.kafkaops.cluster.tests.unit.plugins.module_utils.log_di
      {("x", 0): ("/a", 100)}, [10], ["/d"]),
     # Bytes weights (one dir's size unknown) but /b's volume has no room below max_disk_fill: /a, fuller in bytes.
     ({"/a": disk(), "/b": disk(100 * GB, 85 * GB)}, {("x", 0): ("/a", GB)}, [GB], ["/a"]),
-], ids=["emptier-disk", "larger-disk", "fewest-bytes", "largest-first", "open-dirs-only", "room"])
+    # Empty partitions fill nothing: between dirs as full, the one holding the fewest replicas, as Kafka chooses.
+    ({"/a": disk(), "/b": disk()}, {("x", 0): ("/a", 0)}, [0, 0, 0], ["/b", "/a", "/b"]),
+], ids=["emptier-disk", "larger-disk", "fewest-bytes", "largest-first", "open-dirs-only", "room", "empty-spread"])
 def test_a_copy_goes_to_the_open_dir_least_full_after_taking_it(dirs, replicas, arriving, expected):
     arrivals = dict((("t", index, 1), size) for index, size in enumerate(arriving))
     placed = place_arrivals({1: broker(dirs, replicas)}, arrivals)
