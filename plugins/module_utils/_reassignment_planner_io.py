@@ -377,6 +377,32 @@ def offline_replicas_option(value):
     return checked
 
 
+def name_log_dirs(client, planned, inputs, assignment, balance, dirs, sizes, max_disk_fill):
+    """Name in the plans the dirs of the copies onto brokers with several log dirs (add_log_dirs), and put the
+    dirs' figures in the summary; Kafka alone would put each copy in the dir holding the fewest partitions.
+
+    dirs and sizes: the brokers' dirs and the partitions' sizes the run read already (None when it did not). By
+    bytes they come from the cluster or the options; by replicas the cluster is read once more, only when the
+    plan copies a replica, and a dir may fill up to its size (that balance weighs no bytes: max_disk_fill goes
+    with bytes). Planning offline by replicas there are no dirs to name.
+    """
+    dirs_from = "DescribeLogDirs"
+    if inputs.get("log_dirs") is not None:
+        dirs, dirs_from = log_dir_state(inputs["log_dirs"], sizes), "log_dirs"
+    if balance == "replicas":
+        max_disk_fill = 1.0
+        copying = any(set(entry["replicas"]) - set(before["replicas"]) for entry, before in zip(
+            planned["plan"]["partitions"], planned["rollback_plan"]["partitions"], strict=True))
+        if inputs["offline"] is not None or not copying:
+            return
+        if dirs is None:
+            sizes, unused_disks, unused_unread, dirs = read_disk_usage(client, dict(
+                (topic, sorted(partitions)) for topic, partitions in assignment.items()))
+    if dirs and any(len(held["dirs"]) > 1 for held in dirs.values()):
+        planned["summary"].update(log_dirs_from=dirs_from, log_dirs=add_log_dirs(
+            planned["plan"], planned["rollback_plan"], dirs, sizes or {}, check_max_disk_fill(max_disk_fill)))
+
+
 def run_reassignment_plan(module, client, inputs):
     """kafka_reassignment_plan: plan from the cluster's state (or the offline one) and write the plan files.
 
@@ -394,7 +420,7 @@ def run_reassignment_plan(module, client, inputs):
             offline_replicas = read_offline
     sizes, capacities = inputs.get("sizes"), inputs.get("capacities")
     balance, why = inputs["balance"], inputs["balance_why"]
-    sources, sizes_unread, dirs = {}, False, None
+    sources, sizes_unread, dirs, read_sizes = {}, False, None, None
     # demote moves no data: no sizes to read.
     if balance == "bytes" and mode != "demote":
         given = "partition_sizes_file" if params["partition_sizes_file"] is not None else "partition_sizes"
@@ -438,15 +464,9 @@ def run_reassignment_plan(module, client, inputs):
                                 new_brokers=params["new_brokers"], demote_brokers=params["demote_brokers"],
                                 offline_replicas=offline_replicas)
     planned["summary"].update(sources, balance_chosen=why)
-    if balance == "bytes" and mode != "demote":
-        if inputs.get("log_dirs") is not None:
-            dirs, dirs_from = log_dir_state(inputs["log_dirs"], sizes), "log_dirs"
-        else:
-            dirs_from = "DescribeLogDirs"
-        if dirs and any(len(held["dirs"]) > 1 for held in dirs.values()):
-            # Kafka puts a copy in the dir holding the fewest partitions; the plan names the dir instead.
-            planned["summary"].update(log_dirs_from=dirs_from, log_dirs=add_log_dirs(
-                planned["plan"], planned["rollback_plan"], dirs, sizes, check_max_disk_fill(params["max_disk_fill"])))
+    if mode != "demote":
+        name_log_dirs(client, planned, inputs, assignment, balance, dirs,
+                      sizes if balance == "bytes" else read_sizes, params["max_disk_fill"])
     return_plan = params["return_plan"] if params["return_plan"] is not None else not params["dest"]
     # Built apart and handed over at the end: a failed run reports only what went wrong.
     result = dict(changed=False, summary=planned["summary"])

@@ -23,11 +23,13 @@ description:
     minimum number of replica moves (every target broker holds the floor or ceiling of the average), reported
     as a proven lower bound.
   - With racks, no two replicas of a partition share a rack wherever there are enough racks.
-  - Brokers with several log dirs (JBOD) - with bytes balance, a replica copied onto a broker with two or more open
-    log dirs (online and not cordoned) is placed in a dir - the one least full after taking it among those that
-    stay at or below O(max_disk_fill), the largest replicas first - and the plan names it in Kafka's C(log_dirs),
-    beside C(replicas). Kafka would put it in the dir holding the fewest partitions, whatever their bytes.
-    Entries name a dir only where there is one to choose, so plans for brokers with one log dir are as before.
+  - Brokers with several log dirs (JBOD) - a replica copied onto a broker with two or more open log dirs (online
+    and not cordoned) is placed in a dir - the one least full after taking it among those that stay at or below
+    O(max_disk_fill) (with O(balance=replicas), up to their size), the largest replicas first - and the plan names
+    it in Kafka's C(log_dirs), beside C(replicas). Kafka would put it in the dir holding the fewest partitions,
+    whatever their bytes. The dirs are read from the cluster (DescribeLogDirs; by replicas only when the plan
+    copies a replica) or given with O(log_dirs). Entries name a dir only where there is one to choose, so plans
+    for brokers with one log dir are as before.
   - Orders each partition's replicas so preferred leaders are balanced over the brokers, without moving data.
   - Reads the cluster (brokers, racks, replicas, reassignments in progress) through the Kafka protocol, or plans
     offline from O(current_assignment) or O(current_assignment_file), and O(broker_racks).
@@ -351,7 +353,7 @@ summary:
       allows, reaching the same balance, moves fewer replicas (C(lower_bound)) or copies fewer bytes
       (C(bytes_moved_lower_bound)). With V(demote) C(replica_moves) and the bounds are 0 (with bytes,
       C(bytes_moved) too).
-    - With bytes and brokers with two or more log dirs, C(log_dirs) - one row per dir of those brokers, with
+    - With brokers with two or more log dirs, C(log_dirs) - one row per dir of those brokers, with
       C(broker), C(log_dir), C(open), C(bytes_before) and C(bytes_after) (the selected partitions' bytes in the
       dir, and what else O(log_dirs) counts there; after the plan with the copies in their chosen dirs and the
       removed replicas gone), C(fill_before) and C(fill_after) (its volume's used bytes over its size, null when

@@ -329,6 +329,24 @@ def test_the_module_places_copies_onto_a_jbod_broker_in_the_emptier_dir_and_says
     assert not any("log_dirs" in entry for entry in bare["plan"]["partitions"] + bare["rollback_plan"]["partitions"])
 
 
+def test_by_replicas_the_dirs_are_read_only_for_a_plan_that_copies(run_module, jbod_cluster):
+    from ansible_collections.kafkaops.cluster.plugins.modules import kafka_reassignment_plan
+
+    result = run_module(kafka_reassignment_plan.main, dict(SERVERS, broker_list="1,2,3,4", balance="replicas"),
+                        jbod_cluster)
+    assert not result.get("failed"), result
+    arriving = [entry for entry in result["plan"]["partitions"] if 4 in entry["replicas"]]
+    assert arriving and all(entry["log_dirs"][entry["replicas"].index(4)] == "/b" for entry in arriving)
+    assert result["summary"]["log_dirs_from"] == "DescribeLogDirs"
+    assert [call[0] for call in jbod_cluster.calls].count("describe_log_dirs") == 1
+    # Nothing copied (the replicas are even on brokers 1-3 already): the dirs are not read.
+    jbod_cluster.calls[:] = []
+    even = run_module(kafka_reassignment_plan.main, dict(SERVERS, broker_list="1,2,3", balance="replicas"),
+                      jbod_cluster)
+    assert even["summary"]["replica_moves"] == 0 and "log_dirs" not in even["summary"], even
+    assert "describe_log_dirs" not in [call[0] for call in jbod_cluster.calls]
+
+
 def _single_dir_twin(cluster):
     """The same cluster with broker 4's two disks as one of their size (so its bytes balance is the same)."""
     twin = copy.copy(cluster)
