@@ -465,8 +465,10 @@ def run_reassignment_plan(module, client, inputs):
                                 offline_replicas=offline_replicas)
     planned["summary"].update(sources, balance_chosen=why)
     if mode != "demote":
-        name_log_dirs(client, planned, inputs, assignment, balance, dirs,
-                      sizes if balance == "bytes" else read_sizes, params["max_disk_fill"])
+        # Brokers on one host: the bytes balance sets no limit on a disk that is none of theirs, nor do the dirs.
+        one_host = (sources.get("capacities_from") or "").startswith("none")
+        name_log_dirs(client, planned, inputs, assignment, balance, dirs, sizes if balance == "bytes" else read_sizes,
+                      1.0 if one_host else params["max_disk_fill"])
     return_plan = params["return_plan"] if params["return_plan"] is not None else not params["dest"]
     # Built apart and handed over at the end: a failed run reports only what went wrong.
     result = dict(changed=False, summary=planned["summary"])

@@ -25,7 +25,8 @@ description:
   - With racks, no two replicas of a partition share a rack wherever there are enough racks.
   - Brokers with several log dirs (JBOD) - a replica copied onto a broker with two or more open log dirs (online
     and not cordoned) is placed in a dir - the one least full after taking it among those that stay at or below
-    O(max_disk_fill) (with O(balance=replicas), up to their size), the largest replicas first - and the plan names
+    O(max_disk_fill) (up to their size with O(balance=replicas), or where every broker's dirs report one
+    filesystem, as the bytes balance then sets no limit either), the largest replicas first - and the plan names
     it in Kafka's C(log_dirs), beside C(replicas). Kafka would put it in the dir holding the fewest partitions,
     whatever their bytes. The dirs are read from the cluster (DescribeLogDirs; by replicas only when the plan
     copies a replica) or given with O(log_dirs). Entries name a dir only where there is one to choose, so plans

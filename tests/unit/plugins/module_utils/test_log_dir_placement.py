@@ -369,6 +369,28 @@ def test_the_module_refuses_a_copy_no_dir_of_the_jbod_broker_can_take(run_module
     assert "no open log dir of broker 4 can take orders-" in failed["msg"] and "/a can take" in failed["msg"]
 
 
+def test_brokers_on_one_host_fill_their_dirs_past_max_disk_fill_as_the_bytes_balance_does(run_module, jbod_cluster):
+    from ansible_collections.kafkaops.cluster.plugins.modules import kafka_reassignment_plan
+
+    # Containers on one host, its disk 90 % full: every dir reports it (usable bytes read a moment apart).
+    tib = 1 << 40
+    jbod_cluster.dirs = dict((broker_id, {"/data": (tib, tib // 10 - broker_id * 4096)}) for broker_id in (1, 2, 3))
+    jbod_cluster.dirs[4] = {"/a": (tib, tib // 10), "/b": (tib, tib // 10 - 8192)}
+    result = run_module(kafka_reassignment_plan.main, dict(SERVERS, broker_list="1,2,3,4"), jbod_cluster)
+    assert not result.get("failed"), result
+    assert result["summary"]["capacities_from"].startswith("none: every broker's log dirs report the same filesystem")
+    arriving = [entry["log_dirs"][entry["replicas"].index(4)] for entry in result["plan"]["partitions"]
+                if 4 in entry["replicas"]]
+    # One filesystem: the dirs weigh their bytes, and the copies share them out.
+    assert set(arriving) == {"/a", "/b"}, result["plan"]
+    # With the brokers' own disks given (so not one host's), the limit holds: no dir of that disk has room below it.
+    refused = run_module(kafka_reassignment_plan.main, dict(SERVERS, broker_list="1,2,3,4", max_disk_fill=0.85,
+                                                            broker_capacities=dict((broker_id, 1 << 50)
+                                                                                   for broker_id in (1, 2, 3, 4))),
+                         jbod_cluster)
+    assert refused["failed"] and "no open log dir of broker 4" in refused["msg"], refused
+
+
 def test_the_module_plans_offline_from_log_dirs_as_kafka_cluster_info_returns_them(run_module, jbod_cluster):
     from ansible_collections.kafkaops.cluster.plugins.modules import kafka_reassignment_plan
 
