@@ -4,7 +4,8 @@ The kraft scenario gives broker 2 a second log dir on Kafka 4.4, whose metadata 
 (KIP-1066). A topic's replicas are placed in the first dir with a plan's log_dirs, the dir is evacuated under a
 throttle while the steady producer writes to that topic (cordoned first, so nothing new lands there; every
 record it acknowledged is read back afterwards), a new topic is shown to stay out of it, and it is uncordoned
-and the dirs balanced again. Bad input is refused before anything changes.
+and the dirs balanced again. A plan of kafka_reassignment_plan that moves replicas onto the broker names the dir
+for each, and they land there. Bad input is refused before anything changes.
 """
 
 import json
@@ -77,6 +78,16 @@ def _until(condition, seconds):
     return False
 
 
+def _fill(bootstrap_servers, client_settings, name):
+    """Write MEGABYTES_PER_PARTITION of random bytes to each partition of the topic."""
+    producer = KafkaProducer(bootstrap_servers=bootstrap_servers, acks="all", linger_ms=20, **client_settings)
+    for partition in range(PARTITIONS):
+        for _record in range(MEGABYTES_PER_PARTITION * 100):
+            producer.send(name, value=os.urandom(10000), partition=partition)
+    producer.flush()
+    producer.close()
+
+
 @pytest.fixture
 def placed_topic(kafka, admin, bootstrap_servers, client_settings, jbod):
     """A topic of four one-replica partitions on the JBOD broker, all in its first dir, holding 2 MB each."""
@@ -93,12 +104,7 @@ def placed_topic(kafka, admin, bootstrap_servers, client_settings, jbod):
     # Placed again: nothing to do.
     again = kafka("kafka_reassignment", plan=json.dumps(plan))
     assert not again.failed and not again.changed, again.output
-    producer = KafkaProducer(bootstrap_servers=bootstrap_servers, acks="all", linger_ms=20, **client_settings)
-    for partition in range(PARTITIONS):
-        for _record in range(MEGABYTES_PER_PARTITION * 100):
-            producer.send(name, value=os.urandom(10000), partition=partition)
-    producer.flush()
-    producer.close()
+    _fill(bootstrap_servers, client_settings, name)
     yield name
     kafka("kafka_log_dirs", uncordon=[{"broker": broker, "log_dir": first}])
     kafka("kafka_topic", name=name, state="absent")
@@ -210,6 +216,37 @@ def test_a_dir_is_evacuated_cordoned_kept_empty_and_taken_back(kafka, admin, jbo
     assert _dirs(admin)[broker][first].get(placed_topic), _dirs(admin)[broker]
     settled = kafka("kafka_log_dirs", balance=True, brokers=[broker], topics=[placed_topic])
     assert not settled.failed and not settled.changed, settled.output
+
+
+def test_a_plan_onto_the_jbod_broker_names_its_dirs_and_the_replicas_land_there(
+        kafka, admin, bootstrap_servers, client_settings, jbod):
+    broker, dirs = jbod
+    live = sorted(_dirs(admin))
+    other = min(broker_id for broker_id in live if broker_id != broker)
+    name = "it-jbod-plan-%s" % uuid.uuid4().hex[:8]
+    created = kafka("kafka_topic", name=name, partitions=PARTITIONS, replication_factor=1,
+                    config={"min.insync.replicas": 1})
+    assert created.changed, created.output
+    try:
+        # All on one other broker, so that evening the bytes out moves some onto the JBOD broker.
+        away = {"version": 1, "partitions": [{"topic": name, "partition": partition, "replicas": [other]}
+                                             for partition in range(PARTITIONS)]}
+        assert not kafka("kafka_reassignment", plan=json.dumps(away)).failed
+        _fill(bootstrap_servers, client_settings, name)
+        # Onto the JBOD broker only. The scenario's dirs report the host's disk, whose fill is not this test's.
+        planned = kafka("kafka_reassignment_plan", topics=[name], broker_list=",".join(map(str, live)), mode="add",
+                        new_brokers=[broker], balance="bytes", max_disk_fill=1.0)
+        assert not planned.failed, planned.output
+        onto = dict((entry["partition"], entry["log_dirs"][entry["replicas"].index(broker)])
+                    for entry in planned["plan"]["partitions"] if broker in entry["replicas"])
+        assert onto and set(onto.values()) <= set(dirs), planned["plan"]
+        assert planned["summary"]["log_dirs_from"] == "DescribeLogDirs", planned["summary"]
+        moved = kafka("kafka_reassignment", plan=json.dumps(planned["plan"]))
+        assert not moved.failed and moved.changed, moved.output
+        found = _dirs(admin)[broker]
+        assert all(partition in found[path].get(name, []) for partition, path in onto.items()), (onto, found)
+    finally:
+        kafka("kafka_topic", name=name, state="absent")
 
 
 @pytest.mark.parametrize("options, field, words", [
