@@ -175,7 +175,8 @@ def argument_parser():
     )
     parser.add_argument(
         "--restart-seconds", type=float, default=60.0,
-        help="replace a producer that acknowledged nothing for this long with records outstanding; 0 = never (60)",
+        help="replace a producer that acknowledged nothing for this long with records outstanding, or whose commit"
+        " or abort took this long; 0 = never (60)",
     )
     parser.add_argument(
         "--send-interval", type=float, default=0.25,
