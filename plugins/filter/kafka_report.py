@@ -25,7 +25,8 @@ CHART_VALUE_WIDTH = 64
 CHART_BAR_HEIGHT = 12
 CHART_ROW_GAP = 10
 CHART_TOP = 6
-VERIFY_CHECKS = ("lost", "duplicates", "out_of_order", "corrupt", "offset_gaps")
+# The verify job's checks (kafkaops_verify.report.CHECKS); a report from before aborted_visible counts 0 there.
+VERIFY_CHECKS = ("lost", "duplicates", "out_of_order", "corrupt", "offset_gaps", "aborted_visible")
 UNITS = ("B", "KiB", "MiB", "GiB", "TiB", "PiB")
 # What prepare_reassignment.yml keeps beside a plan file, named by one rule (kafka_plan_beside).
 PLAN_COMPANIONS = ("rollback", "summary")

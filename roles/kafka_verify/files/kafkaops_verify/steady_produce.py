@@ -15,6 +15,13 @@ a new id arrives, and a lost InitProducerId answer leaves it waiting for good (s
 run: 300 s without an acknowledgement while the cluster took other clients' writes). An application
 would restart such a client; the manifest counts the replacements (producer_restarts) and the longest
 time without an acknowledgement (longest_silence_seconds), so a run that needed them shows it.
+
+With --transaction-records N the same loop writes in transactions of N records (transactional.id
+kafkaops-verify-<run id>) and aborts every --abort-every-th one on purpose; the manifest then lists the
+committed records as its acknowledged ones, the aborted ones apart, and counts those whose transaction
+ended without a confirmed commit or abort as uncertain (transactions.py says why). A commit or abort
+waits up to --restart-seconds (at the end, --drain-seconds); one that fails or runs out replaces the
+producer, as a stuck one is replaced.
 """
 
 import argparse
@@ -31,6 +38,7 @@ from kafkaops_verify.manifests import build_manifest, write_manifest
 from kafkaops_verify.options import add_pairs_option
 from kafkaops_verify.ranges import SequenceRanges
 from kafkaops_verify.records import check_name, encode_value, make_payload
+from kafkaops_verify.transactions import TransactionLedger, wait_for
 
 
 class Acknowledgements:
@@ -167,7 +175,8 @@ def argument_parser():
     )
     parser.add_argument(
         "--restart-seconds", type=float, default=60.0,
-        help="replace a producer that acknowledged nothing for this long with records outstanding; 0 = never (60)",
+        help="replace a producer that acknowledged nothing for this long with records outstanding, or whose commit"
+        " or abort took this long; 0 = never (60)",
     )
     parser.add_argument(
         "--send-interval", type=float, default=0.25,
@@ -175,6 +184,14 @@ def argument_parser():
     )
     parser.add_argument("--drain-seconds", type=float, default=30.0, help="wait for acknowledgements at the end (30)")
     parser.add_argument("--progress-seconds", type=float, default=10.0, help="progress line interval on stderr (10)")
+    parser.add_argument(
+        "--transaction-records", type=int, default=0,
+        help="write in transactions of this many records; 0 = no transactions (0)",
+    )
+    parser.add_argument(
+        "--abort-every", type=int, default=4,
+        help="with --transaction-records: abort every this-many-th transaction on purpose; 0 = none (4)",
+    )
     add_connection_option(parser)
     add_pairs_option(parser, "--client-option", "a kafka-python KafkaProducer setting, e.g. linger_ms=20")
     return parser
@@ -184,6 +201,8 @@ def main(argv=None):
     args = argument_parser().parse_args(argv)
     if args.rate <= 0 or args.keys < 1 or args.duration < 0 or not 0 < args.send_interval <= 5:
         raise SystemExit("steady_produce: --rate > 0, --keys >= 1, --duration >= 0 and 0 < --send-interval <= 5 please")
+    if args.transaction_records < 0 or args.abort_every < 0:
+        raise SystemExit("steady_produce: --transaction-records >= 0 and --abort-every >= 0 please")
     run_id = check_name(
         args.run_id or "steady-%s-%d" % (datetime.now(UTC).strftime("%Y%m%dT%H%M%S"), os.getpid()), "run id"
     )
@@ -221,9 +240,22 @@ def main(argv=None):
     }
     if settings["acks"] not in ("all", -1):
         raise SystemExit("steady_produce: acks must stay 'all': the manifest promises acknowledged records")
+    ledger = TransactionLedger(args.abort_every) if args.transaction_records else None
+    if ledger is not None:
+        # Per run: a replacement producer fences the one it replaces, and no other run's producer is touched.
+        settings["transactional_id"] = "kafkaops-verify-" + run_id
+    # How long a commit or abort may take before the producer counts as stuck (0: as long as it takes).
+    end_seconds = args.restart_seconds or None
 
     def new_producer():
-        return KafkaProducer(bootstrap_servers=args.bootstrap_servers, **settings)
+        producer = KafkaProducer(bootstrap_servers=args.bootstrap_servers, **settings)
+        if ledger is not None:
+            try:
+                producer.init_transactions()
+            except Exception:
+                abandon(producer)
+                raise
+        return producer
 
     try:
         producer = new_producer()
@@ -241,6 +273,29 @@ def main(argv=None):
     sent = 0
     restarts = 0
     last_restart = started
+    transaction = None
+
+    def replace_producer(reason):
+        """Abandons the producer; an open transaction's records count as uncertain. The loop starts a new one."""
+        nonlocal producer, transaction, restarts, last_restart
+        if transaction is not None:
+            ledger.settle(transaction, reason)
+            transaction = None
+        abandon(producer)
+        producer, restarts, last_restart = None, restarts + 1, time.monotonic()
+
+    def end_transaction(seconds):
+        """Commits or aborts the open transaction as scheduled; a failure replaces the producer."""
+        nonlocal transaction
+        ending, transaction = transaction, None
+        error = wait_for(producer.abort_transaction if ending.aborting else producer.commit_transaction, seconds)
+        ledger.settle(ending, error)
+        if error is not None:
+            print("steady_produce: transaction %d: %s failed (%s): its %d records count as uncertain; starting a new"
+                  " producer" % (ending.number, "abort" if ending.aborting else "commit",
+                                 clients.redact(str(error)) or type(error).__name__, len(ending.records)),
+                  file=sys.stderr, flush=True)
+            replace_producer(error)
     # Why it stopped, in the manifest: a run that gave up did not write the whole time it was meant to.
     stopped_by = "signal"
     while not stop.is_set():
@@ -259,8 +314,7 @@ def main(argv=None):
             print("steady_produce: nothing acknowledged for %.0f s with %d records outstanding: closing this"
                   " producer (they count as failed) and starting a new one" % (args.restart_seconds, outstanding),
                   file=sys.stderr, flush=True)
-            abandon(producer)
-            producer, last_restart, restarts = None, now, restarts + 1
+            replace_producer(TimeoutError("nothing acknowledged for %g s" % args.restart_seconds))
         if producer is None:
             try:
                 producer = new_producer()
@@ -275,9 +329,17 @@ def main(argv=None):
         # can see.
         due = int((now - started) * args.rate) + 1 - sent
         for _unused in range(max(due, 0)):
+            if ledger is not None and transaction is None:
+                try:
+                    producer.begin_transaction()
+                except Exception as error:  # noqa: BLE001 - a producer in an error state is replaced
+                    replace_producer(error)
+                    break
+                transaction = ledger.open()
             index = sent % args.keys
             key, sequence = keys[index], next_sequence[index]
             value = encode_value(run_id, key, sequence, make_payload(run_id, key, sequence, args.payload_bytes))
+            future = None
             try:
                 future = producer.send(args.topic, key=key.encode(), value=value)
             except Exception as error:  # a refused send is a failed record, not a crash
@@ -287,6 +349,12 @@ def main(argv=None):
                 future.add_errback(acknowledgements.on_failure)
             next_sequence[index] += 1
             sent += 1
+            if transaction is not None:
+                transaction.add(key, sequence, future)
+                if len(transaction.records) >= args.transaction_records:
+                    end_transaction(end_seconds)
+                    if producer is None:
+                        break
         if now >= next_progress:
             print(
                 "steady_produce: sent %d, acknowledged %d, failed %d, at %.0f s"
@@ -298,13 +366,25 @@ def main(argv=None):
         stop.wait(args.send_interval)
 
     elapsed = time.monotonic() - started
+    if producer is not None and transaction is not None:
+        # The last transaction ends as scheduled, even when short: its records are committed or aborted, not
+        # left open until the coordinator's timeout (which would hold read_committed readers back until then).
+        if args.drain_seconds > 0:
+            end_transaction(args.drain_seconds)
+        else:
+            replace_producer(TimeoutError("the run ended with a drain of 0 s"))
     if producer is not None:
-        drain(producer, args.drain_seconds, acknowledgements, sent, clients.redact)
+        drain(producer, 0 if ledger is not None else args.drain_seconds, acknowledgements, sent, clients.redact)
+    if ledger is not None:
+        kind, partition_keys, details = "transactional", ledger.partition_keys(), ledger.manifest_fields(
+            args.transaction_records)
+    else:
+        kind, partition_keys, details = "steady", acknowledgements.partition_keys(), {}
     manifest = build_manifest(
-        "steady",
+        kind,
         run_id,
         args.topic,
-        acknowledgements.partition_keys(),
+        partition_keys,
         sent=sent,
         failed=acknowledgements.failed,
         unanswered=sent - acknowledgements.acknowledged - acknowledgements.failed,
@@ -319,11 +399,16 @@ def main(argv=None):
         longest_silence_seconds=round(max(acknowledgements.longest_silence,
                                           time.monotonic() - acknowledgements.last_success
                                           if stopped_by == "give_up" else 0.0), 1),
+        **details,
     )
     write_manifest(args.manifest, manifest)
+    outcome = "acknowledged %d" % manifest["acknowledged"]
+    if ledger is not None:
+        outcome = "committed %d, aborted %d, uncertain %d" % (manifest["acknowledged"], manifest["aborted"],
+                                                              manifest["uncertain"])
     print(
-        "steady_produce: run %s: sent %d in %.1f s, acknowledged %d, failed %d; manifest %s"
-        % (run_id, sent, elapsed, manifest["acknowledged"], acknowledgements.failed, args.manifest)
+        "steady_produce: run %s: sent %d in %.1f s, %s, failed %d; manifest %s"
+        % (run_id, sent, elapsed, outcome, acknowledgements.failed, args.manifest)
     )
     return 0
 

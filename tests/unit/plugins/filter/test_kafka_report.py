@@ -207,7 +207,12 @@ def test_throttles_and_verify_reports_are_summed_up():
     assert view["throttled_brokers"] == [dict(id=1, configs=[["leader.replication.throttled.rate", "100"]])]
     verify = view["verify"][0]
     assert (verify["ok"], verify["records"], verify["bad_partitions"]) == (False, 10, ["orders-0"])
-    assert [check["count"] for check in verify["checks"]] == [2, 0, 0, 0, 0]
+    # A report written before the transactional check counts none there.
+    assert [check["count"] for check in verify["checks"]] == [2, 0, 0, 0, 0, 0]
+    report.update(lost=0, aborted_visible=3,
+                  per_partition=[dict(topic="orders", partition=1, exists=True, aborted_visible=3)])
+    verify = kafka_report_view(cluster, verify_reports=[dict(path="/data/verify.json", report=report)])["verify"][0]
+    assert verify["checks"][-1] == dict(name="aborted_visible", count=3) and verify["bad_partitions"] == ["orders-1"]
 
 
 @pytest.mark.parametrize("arguments, words", [
