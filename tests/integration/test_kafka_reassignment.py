@@ -569,7 +569,8 @@ def test_replicas_of_a_stopped_broker_are_placed_on_live_ones_and_nothing_else_m
             except KafkaError:
                 time.sleep(2)
                 continue
-            offline = {partition["partition_index"] for partition in described if lost not in partition["isr_nodes"]}
+            offline = {partition["partition_index"] for partition in described
+                       if lost in partition["replica_nodes"] and lost not in partition["isr_nodes"]}
             if offline == set(holding[lost]):
                 break
             time.sleep(2)
