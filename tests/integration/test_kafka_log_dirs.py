@@ -147,8 +147,8 @@ def _every_acknowledged_record_is_there(bootstrap_servers, client_settings, mani
     assert not any(missing.values()), "acknowledged records missing per partition: %s" % missing
 
 
-def test_a_dir_is_evacuated_cordoned_kept_empty_and_taken_back(kafka, admin, jbod, placed_topic, bootstrap_servers,
-                                                                client_settings, tmp_path):
+def test_a_dir_is_evacuated_cordoned_kept_empty_and_taken_back(
+        kafka, admin, jbod, placed_topic, bootstrap_servers, client_settings, tmp_path):
     broker, (first, second) = jbod
     evacuate = [{"broker": broker, "log_dir": first}]
     throttle = 4 << 20

@@ -319,8 +319,8 @@ def test_a_transactional_topic_shows_every_committed_record_and_no_aborted_one(f
     assert totals == dict.fromkeys(checks, 0) and partitions == []
     entries = [entry for entry in report["per_partition"] if entry["topic"] == topic]
     records, expected, unacknowledged, markers = (
-        sum(entry[field] for entry in entries) for field in ("records", "expected", "unacknowledged",
-                                                               "committed_read_gaps"))
+        sum(entry[field] for entry in entries)
+        for field in ("records", "expected", "unacknowledged", "committed_read_gaps"))
     # read_committed gave exactly the committed records; markers and aborted records left offsets unread.
     assert records == expected == manifest["acknowledged"] and unacknowledged == 0
     assert markers >= manifest["aborted"] + manifest["transactions"]["committed"]

@@ -71,7 +71,11 @@ def test_a_commit_or_abort_that_hangs_is_given_up_on():
     assert isinstance(wait_for(release.wait, 0.05), TimeoutError)
     release.set()
     assert wait_for(lambda: None, 1) is None
-    error = wait_for(lambda: (_ for _ in ()).throw(RuntimeError("fenced")), 1)
+
+    def fenced():
+        raise RuntimeError("fenced")
+
+    error = wait_for(fenced, 1)
     assert isinstance(error, RuntimeError) and str(error) == "fenced"
 
 
