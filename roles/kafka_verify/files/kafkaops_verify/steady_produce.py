@@ -49,6 +49,9 @@ class Acknowledgements:
         self._ranges = {}
         self.acknowledged = 0
         self.failed = 0
+        # Records of a transaction this run aborted that were not sent yet: the abort fails them
+        # (TransactionAbortedError). Settled as planned, so neither failed nor outstanding.
+        self.aborted_unsent = 0
         # Once the run stops waiting (see drain), later answers no longer count.
         self.counting = True
         self.errors = {}
@@ -70,6 +73,9 @@ class Acknowledgements:
         with self._lock:
             if not self.counting:
                 return
+            if type(error).__name__ == "TransactionAbortedError":
+                self.aborted_unsent += 1
+                return
             self.failed += 1
             name = type(error).__name__
             self.errors[name] = self.errors.get(name, 0) + 1
@@ -78,7 +84,11 @@ class Acknowledgements:
         """Ends the counts; returns how many of the sent records were neither acknowledged nor failed by then."""
         with self._lock:
             self.counting = False
-            return sent - self.acknowledged - self.failed
+            return self.outstanding(sent)
+
+    def outstanding(self, sent):
+        """Of the sent records, those neither acknowledged, failed nor settled by this run's own abort."""
+        return sent - self.acknowledged - self.failed - self.aborted_unsent
 
     def partition_keys(self):
         with self._lock:
@@ -308,7 +318,7 @@ def main(argv=None):
                   file=sys.stderr, flush=True)
             stopped_by = "give_up"
             break
-        outstanding = sent - acknowledgements.acknowledged - acknowledgements.failed
+        outstanding = acknowledgements.outstanding(sent)
         if producer is not None and restart_due(now, max(acknowledgements.last_success, last_restart), outstanding,
                                                 args.restart_seconds):
             print("steady_produce: nothing acknowledged for %.0f s with %d records outstanding: closing this"
@@ -387,7 +397,7 @@ def main(argv=None):
         partition_keys,
         sent=sent,
         failed=acknowledgements.failed,
-        unanswered=sent - acknowledgements.acknowledged - acknowledgements.failed,
+        unanswered=acknowledgements.outstanding(sent),
         errors=acknowledgements.errors,
         rate=args.rate,
         key_count=args.keys,

@@ -105,3 +105,15 @@ def test_log_lines_lose_the_secrets():
     record = steady_produce.logging.LogRecord("kafka.conn", 30, __file__, 1, "login %s refused", ("s3cret",), None)
     assert steady_produce.RedactingFilter(lambda text: text.replace("s3cret", "***")).filter(record)
     assert record.getMessage() == "login *** refused"
+
+
+def test_records_failed_by_the_runs_own_abort_are_settled_not_failed():
+    from kafka.errors import TransactionAbortedError
+
+    acknowledgements = steady_produce.Acknowledgements()
+    acknowledgements.on_success("key-0000", 0, _Metadata())
+    acknowledgements.on_failure(TransactionAbortedError())
+    acknowledgements.on_failure(TimeoutError())
+    assert (acknowledgements.acknowledged, acknowledgements.failed, acknowledgements.aborted_unsent) == (1, 1, 1)
+    assert acknowledgements.errors == {"TimeoutError": 1}
+    assert acknowledgements.outstanding(4) == 1 and acknowledgements.stop_counting(4) == 1
