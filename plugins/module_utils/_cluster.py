@@ -309,9 +309,10 @@ def read_sizes_and_log_dirs(client, topics):
 
 
 def read_copies_and_disks(client, topics):
-    """(read_partition_sizes()'s copies, read_disk_usage()'s disks) from one DescribeLogDirs round."""
+    """(read_partition_sizes()'s copies, read_disk_usage()'s disks, log_dir_state()'s dirs) from one DescribeLogDirs
+    round."""
     responses = client.describe_log_dirs(_asked_topics(topics))
-    return _copies(responses), _disks(responses)
+    return _copies(responses), _disks(responses), log_dir_state(responses)
 
 
 def brokers_without_log_dirs(responses):

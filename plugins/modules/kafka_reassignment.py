@@ -75,10 +75,18 @@ options:
         1). A new copy lands before Kafka deletes the old replica, so a broker receiving data holds both for a
         while; the batches are ordered so that a copy waits until its broker has room (the moves off it in
         earlier batches have freed theirs), in the plan's order otherwise.
-      - Read with DescribeLogDirs (each replica's size, each log dir's total and usable bytes; Kafka 3.3 or
-        later). Before any change, in check mode too, the plan is refused naming each move and broker short of
-        room when no move left fits (for example two full brokers exchanging replicas); RV(disk_peak_bytes) says
-        how full each broker gets.
+      - On a broker whose log dirs are on two or more filesystems (JBOD), each filesystem is kept at or below the
+        fraction of its own size too (dirs on one filesystem count as one). A copy counts against the dir the
+        plan's C(log_dirs) names for it. Where it names none, Kafka picks the online, uncordoned dir holding the
+        fewest partitions, whatever their bytes, so such a copy may land in any of them; it counts against every
+        one, and a dir gets only what it has room for whichever it is. Plans of
+        M(kafkaops.cluster.kafka_reassignment_plan) name a dir for each copy onto such a broker. A move of a
+        replica between the dirs of a broker that holds it counts against its new dir from the start.
+      - Read with DescribeLogDirs (each replica's size and dir, each log dir's total and usable bytes; Kafka 3.3 or
+        later; a dir that does not report them, an offline one too, is named and the plan refused). Before any
+        change, in check mode too, the plan is refused naming each move and broker or log dir short of room, with
+        the bytes, when no move left fits (for example two full brokers exchanging replicas);
+        RV(disk_peak_bytes) and RV(disk_peak_bytes_per_log_dir) say how full each broker and log dir gets.
       - Not set, the disks are not checked. Needs O(wait=true).
     type: float
   wait:
@@ -239,6 +247,16 @@ disk_peak_bytes:
   returned: when O(max_disk_fill) is set and something moves (in check mode too)
   type: dict
   sample: {"1": 52428800, "2": 73400320, "4": 31457280}
+disk_peak_bytes_per_log_dir:
+  description:
+    - With O(max_disk_fill), per broker and log dir, the most bytes the dir's filesystem holds while the moves run,
+      as ordered. Dirs on one filesystem show the same figure; on a broker whose dirs are all on one filesystem
+      it is the broker's RV(disk_peak_bytes).
+    - A copy whose dir the plan does not name counts in every dir it may land in until the end, so the figure is
+      an upper bound on a broker receiving such copies; it is exact where the plan names each copy's dir.
+  returned: when O(max_disk_fill) is set and something moves (in check mode too)
+  type: dict
+  sample: {"1": {"/data/disk1/kafka": 41943040, "/data/disk2/kafka": 52428800}, "4": {"/data/kafka": 31457280}}
 rate:
   description:
     - Bytes per second the moves achieved, RV(bytes_to_move) over the seconds from the first submission until the
