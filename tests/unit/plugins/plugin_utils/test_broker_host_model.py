@@ -1,0 +1,202 @@
+"""The kafka_broker role's host model as plain data in, plain data out: values and each preflight problem."""
+
+import pytest
+from ansible_collections.kafkaops.cluster.plugins.plugin_utils._broker_host_model import host_model
+
+INPUTS = {
+    "kafka_broker_hosts": ["b1", "b2", "b3"], "kafka_broker_combined": False, "kafka_broker_controller_port": 9093,
+    "kafka_broker_controller_quorum_servers": [], "kafka_broker_min_insync_replicas": 1,
+    "kafka_broker_num_partitions": 3, "kafka_broker_jmx_tls": False, "kafka_broker_authorizer_enabled": False,
+    "kafka_broker_super_users": [], "kafka_broker_properties": {},
+}
+SETTINGS = {
+    "kafka_broker_metadata_mode": "zookeeper", "kafka_broker_cluster_id": "",
+    "kafka_broker_zookeeper_connect": " z1:2181,[::1]:2181 ", "kafka_broker_zookeeper_chroot": "",
+    "kafka_broker_zookeeper_sasl_user": "", "kafka_broker_zookeeper_sasl_password": "",
+    "kafka_broker_internal_host": "10.0.0.1", "kafka_broker_external_host": "b1.example",
+    "kafka_broker_default_replication_factor": "", "kafka_broker_internal_topics_replication_factor": "",
+    "kafka_broker_heap_size": "512m", "kafka_broker_config_dir": "/etc/kafka",
+    "kafka_broker_internal_security_protocol": "PLAINTEXT", "kafka_broker_external_security_protocol": "PLAINTEXT",
+    "kafka_broker_internal_ssl_client_auth": "none", "kafka_broker_external_ssl_client_auth": "none",
+    "kafka_broker_sasl_mechanism": "SCRAM-SHA-512", "kafka_broker_inter_broker_user": "broker",
+    "kafka_broker_inter_broker_password": "", "kafka_broker_admin_user": "admin", "kafka_broker_admin_password": "",
+    "kafka_broker_tls_certificates": "generated", "kafka_broker_tls_dir": "/ctl/tls",
+    "kafka_broker_tls_ca_file": "", "kafka_broker_tls_cert_file": "", "kafka_broker_tls_key_file": "",
+    "kafka_broker_jmx_bind_address": "127.0.0.1", "kafka_broker_jmx_password": "",
+    "kafka_broker_jmx_tls_keystore_password": "",
+}
+
+
+def _instance(broker_id, port=9092, properties=None):
+    return {"broker_id": broker_id, "port": port, "properties": properties or {}, "log_dirs": ["/d/%d" % broker_id]}
+
+
+def _cluster(**changes):
+    cluster = {"host": "b1", "instances": [_instance(1)], "play_hosts": ["b1", "b2", "b3"], "controller_hosts": [],
+               "host_addresses": ["10.0.0.1", "10.0.0.2", "10.0.0.3"],
+               "host_instances": [[_instance(1)], [_instance(2)], [_instance(3)]]}
+    cluster.update(changes)
+    return cluster
+
+
+def _model(inputs=None, settings=None, cluster=None, files=()):
+    return host_model(dict(INPUTS, **(inputs or {})), dict(SETTINGS, **(settings or {})), cluster or _cluster(),
+                      lambda path: path in files)
+
+
+def test_a_plain_zookeeper_broker():
+    model = _model()
+    assert model["problems"] == []
+    assert model["peer_addresses"] == {"z1": "kafka_broker_zookeeper_connect", "::1": "kafka_broker_zookeeper_connect",
+                                       "10.0.0.1": "kafka_broker_internal_host of b1",
+                                       "10.0.0.2": "kafka_broker_internal_host of b2",
+                                       "10.0.0.3": "kafka_broker_internal_host of b3"}
+    assert model["zookeeper_connect"] == "z1:2181,[::1]:2181"
+    assert model["zookeeper_servers"] == ["z1:2181", "[::1]:2181"]
+    assert model["protocol_map"] == "INTERNAL:PLAINTEXT,EXTERNAL:PLAINTEXT"
+    assert model["super_users"] == ["User:broker", "User:admin"]
+    assert model["admin_connection"] == {"security_protocol": "PLAINTEXT"}
+    assert model["client_addresses"] == ["b1.example:9092"]
+    assert (model["default_replication_factor"], model["internal_topics_replication_factor"]) == (3, 3)
+    assert model["jmx_options"] == [
+        "-Dcom.sun.management.jmxremote", "-Dcom.sun.management.jmxremote.host=127.0.0.1",
+        "-Djava.rmi.server.hostname=127.0.0.1", "-Dcom.sun.management.jmxremote.ssl=false",
+        "-Dcom.sun.management.jmxremote.authenticate=false"]
+    assert model["tls"]["source"] == {"ca": "/ctl/tls/ca.crt", "cert": "/ctl/tls/hosts/b1.crt",
+                                      "key": "/ctl/tls/hosts/b1.key", "admin_cert": "/ctl/tls/clients/admin.crt",
+                                      "admin_key": "/ctl/tls/clients/admin.key"}
+    assert model["paths"]["zookeeper_jaas"] == "/etc/kafka/zookeeper-client.jaas"
+    assert (model["uses_tls"], model["uses_sasl"], model["scram_users"]) == (False, False, [])
+
+
+def test_secured_listeners_give_the_admin_connection_super_users_and_scram_users():
+    model = _model(settings={"kafka_broker_internal_security_protocol": "SSL",
+                             "kafka_broker_internal_ssl_client_auth": "required",
+                             "kafka_broker_external_security_protocol": "SASL_SSL",
+                             "kafka_broker_external_ssl_client_auth": "required",
+                             "kafka_broker_admin_password": "Admin-1"},
+                   inputs={"kafka_broker_super_users": ["User:ops", "User:admin"]})
+    assert model["admin_connection"] == {
+        "security_protocol": "SASL_SSL", "sasl_mechanism": "SCRAM-SHA-512", "sasl_username": "admin",
+        "sasl_password": "Admin-1", "ssl_cafile": "/ctl/tls/ca.crt", "ssl_certfile": "/ctl/tls/clients/admin.crt",
+        "ssl_keyfile": "/ctl/tls/clients/admin.key"}
+    assert model["super_users"] == ["User:broker", "User:admin", "User:CN=b1", "User:CN=b2", "User:CN=b3",
+                                    "User:ops"]
+    assert model["scram_users"] == [{"name": "admin", "password": "Admin-1"}]
+    assert (model["uses_tls"], model["uses_sasl"]) == (True, True)
+
+
+def test_combined_kraft_lists_the_brokers_as_the_quorum():
+    model = _model(inputs={"kafka_broker_combined": True}, settings={"kafka_broker_metadata_mode": "kraft"})
+    assert model["quorum_servers"] == ["10.0.0.1:9093", "10.0.0.2:9093", "10.0.0.3:9093"]
+    assert "User:ANONYMOUS" in model["super_users"]
+    assert model["protocol_map"].endswith(",CONTROLLER:PLAINTEXT")
+    # The quorum is the brokers themselves: not a separate peer to resolve.
+    assert set(model["peer_addresses"].values()) == {"kafka_broker_internal_host of b%d" % n for n in (1, 2, 3)}
+    assert model["problems"] == []
+
+
+def test_jmx_on_the_network_with_a_password_and_tls():
+    model = _model(inputs={"kafka_broker_jmx_tls": True},
+                   settings={"kafka_broker_jmx_bind_address": "0.0.0.0", "kafka_broker_jmx_password": "Jmx-1",
+                             "kafka_broker_jmx_tls_keystore_password": "Store-1"})
+    assert model["jmx_options"] == [
+        "-Dcom.sun.management.jmxremote", "-Dcom.sun.management.jmxremote.host=0.0.0.0",
+        "-Djava.rmi.server.hostname=b1.example", "-Dcom.sun.management.jmxremote.ssl=true",
+        "-Dcom.sun.management.jmxremote.registry.ssl=true",
+        "-Dcom.sun.management.jmxremote.ssl.config.file=/etc/kafka/jmx-tls.properties",
+        "-Dcom.sun.management.jmxremote.authenticate=true",
+        "-Dcom.sun.management.jmxremote.password.file=/etc/kafka/jmx.password",
+        "-Dcom.sun.management.jmxremote.access.file=/etc/kafka/jmx.access"]
+    assert model["uses_tls"] and model["problems"] == []
+
+
+def test_a_host_outside_the_play_is_not_counted_nor_resolved():
+    model = _model(cluster=_cluster(play_hosts=["b1", "b2"]))
+    assert model["broker_count"] == 2 and "10.0.0.3" not in model["peer_addresses"]
+
+
+PROBLEMS = [
+    ({"cluster": _cluster(host_instances=[[_instance(1)], [_instance(1)], [_instance(3)]])},
+     "kafka_broker_id / kafka_broker_instances: broker ids must be unique across the cluster, these are used more"
+     " than once: [1]"),
+    ({"settings": {"kafka_broker_default_replication_factor": "4"}},
+     "kafka_broker_default_replication_factor (4) and kafka_broker_internal_topics_replication_factor (3) must be"
+     " within 1 and the number of brokers (3)"),
+    ({"inputs": {"kafka_broker_min_insync_replicas": 0}}, "kafka_broker_min_insync_replicas (0) within 1"),
+    ({"settings": {"kafka_broker_metadata_mode": "zk"}},
+     "kafka_broker_metadata_mode: expected zookeeper, migration or kraft, got 'zk'"),
+    ({"inputs": {"kafka_broker_combined": True}},
+     "kafka_broker_combined: combined mode is a KRaft mode, but kafka_broker_metadata_mode is zookeeper"),
+    ({"inputs": {"kafka_broker_combined": True}, "settings": {"kafka_broker_metadata_mode": "kraft"},
+      "cluster": _cluster(controller_hosts=["c1"])},
+     "kafka_broker_combined: the inventory has a kafka_controller group (dedicated controllers)"),
+    ({"inputs": {"kafka_broker_combined": True}, "settings": {"kafka_broker_metadata_mode": "kraft"},
+      "cluster": _cluster(instances=[_instance(1), _instance(4, 9093)])},
+     "kafka_broker_combined: one broker per host in combined mode (the host is a controller too), b1 lists 2"),
+    ({"inputs": {"kafka_broker_combined": True}, "settings": {"kafka_broker_metadata_mode": "kraft"},
+      "cluster": _cluster(host_addresses=["10.0.0.1", None, "10.0.0.3"])},
+     "kafka_broker_internal_host of b2: not known to this play"),
+    ({"settings": {"kafka_broker_metadata_mode": "kraft"}},
+     "kafka_broker_controller_quorum_servers: KRaft mode needs the controllers"),
+    ({"settings": {"kafka_broker_cluster_id": "short"}},
+     "kafka_broker_cluster_id: expected 22 characters of URL-safe base64"),
+    ({"settings": {"kafka_broker_metadata_mode": "kraft", "kafka_broker_zookeeper_sasl_user": "kafka"},
+      "inputs": {"kafka_broker_controller_quorum_servers": ["c1:9093"]}},
+     "kafka_broker_zookeeper_sasl_user ('kafka'): a broker in KRaft mode has no ZooKeeper to log in to"),
+    ({"settings": {"kafka_broker_zookeeper_connect": " "}},
+     "kafka_broker_zookeeper_connect ('') must name at least one ZooKeeper server"),
+    ({"settings": {"kafka_broker_zookeeper_chroot": "/kafka/"}},
+     "kafka_broker_zookeeper_chroot ('/kafka/') must be empty or an absolute path without a trailing slash"),
+    ({"cluster": _cluster(instances=[_instance(1500, properties={"reserved.broker.max.id": 1000})])},
+     "reserved.broker.max.id must be at least the broker's id, or left out (the role then raises it for ids above"
+     " 1000); got broker 1500: reserved.broker.max.id is 1000"),
+    ({"settings": {"kafka_broker_heap_size": "lots"}}, "kafka_broker_heap_size ('lots') must be a JVM size"),
+    ({"settings": {"kafka_broker_internal_host": ""}},
+     "kafka_broker_internal_host / kafka_broker_external_host must not be empty"),
+    ({"inputs": {"kafka_broker_num_partitions": 0}}, "kafka_broker_num_partitions (0) must be at least 1"),
+    ({"settings": {"kafka_broker_internal_security_protocol": "TLS"}},
+     "kafka_broker_internal_security_protocol ('TLS') and kafka_broker_external_security_protocol ('PLAINTEXT')"
+     " must each be PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL"),
+    ({"settings": {"kafka_broker_external_security_protocol": "SASL_SSL"}},
+     "kafka_broker_admin_password: required by the SASL setting named beside it"),
+    ({"settings": {"kafka_broker_internal_security_protocol": "SASL_SSL",
+                   "kafka_broker_inter_broker_password": "two words"}},
+     "kafka_broker_inter_broker_password: must not contain spaces"),
+    ({"settings": {"kafka_broker_zookeeper_sasl_user": "kafka"}},
+     "kafka_broker_zookeeper_sasl_password: required by the SASL setting named beside it"),
+    ({"settings": {"kafka_broker_admin_user": "broker"}},
+     "kafka_broker_inter_broker_user ('broker') and kafka_broker_admin_user ('broker') must be different names"),
+    ({"settings": {"kafka_broker_jmx_bind_address": "0.0.0.0"}},
+     "kafka_broker_jmx_bind_address ('0.0.0.0') other than loopback needs kafka_broker_jmx_password"),
+    ({"inputs": {"kafka_broker_jmx_tls": True}, "settings": {"kafka_broker_jmx_password": "Monitor-Pass"}},
+     "kafka_broker_jmx_tls (True) needs kafka_broker_jmx_password and kafka_broker_jmx_tls_keystore_password"),
+    ({"settings": {"kafka_broker_internal_security_protocol": "SSL", "kafka_broker_tls_certificates": "provided",
+                   "kafka_broker_tls_ca_file": "/nonexistent/ca.crt"}},
+     "An SSL listener (or kafka_broker_jmx_tls) needs a CA, a certificate and a key: "
+     "kafka_broker_tls_cert_file: not set; kafka_broker_tls_key_file: not set; "
+     "kafka_broker_tls_ca_file: no such file on the controller"),
+    ({"inputs": {"kafka_broker_authorizer_enabled": True}},
+     "kafka_broker_authorizer_enabled: the INTERNAL and EXTERNAL listener(s) do not identify clients"),
+]
+
+
+@pytest.mark.parametrize("changes, sentence", PROBLEMS, ids=[sentence[:40] for _, sentence in PROBLEMS])
+def test_each_problem_names_the_variable_and_the_reason(changes, sentence):
+    problems = _model(**changes)["problems"]
+    assert any(sentence in problem for problem in problems), problems
+
+
+def test_provided_tls_files_that_exist_are_no_problem():
+    files = {"/p/ca.crt", "/p/host.crt", "/p/host.key"}
+    model = _model(settings={"kafka_broker_internal_security_protocol": "SSL",
+                             "kafka_broker_tls_certificates": "provided",
+                             "kafka_broker_tls_ca_file": "/p/ca.crt", "kafka_broker_tls_cert_file": "/p/host.crt",
+                             "kafka_broker_tls_key_file": "/p/host.key"}, files=files)
+    assert model["problems"] == []
+    assert model["tls"]["source"]["cert"] == "/p/host.crt"
+
+
+def test_the_authorizer_passes_when_anonymous_is_a_super_user_knowingly():
+    model = _model(inputs={"kafka_broker_authorizer_enabled": True, "kafka_broker_super_users": ["User:ANONYMOUS"]})
+    assert model["problems"] == []
