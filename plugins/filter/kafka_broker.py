@@ -12,6 +12,7 @@ import os
 from ansible.errors import AnsibleFilterError
 from ansible.module_utils.six import string_types
 from ansible_collections.kafkaops.cluster.plugins.plugin_utils._broker_host_model import (
+    broker_files,
     broker_id_limit,
     host_model,
 )
@@ -90,6 +91,8 @@ def kafka_broker_instances(instances, host_defaults):
             "prometheus_port": prometheus_port,
             "rack": instance.get("rack", host_defaults.get("rack")) or "",
             "log_dirs": list(log_dirs),
+            # Where the KRaft storage tool writes the broker's cluster and node ids.
+            "meta_file": "%s/meta.properties" % log_dirs[0],
             "properties": properties,
         }
         entry.update(broker_paths(broker_id, host_defaults.get("config_dir") or "/etc/kafka",
@@ -195,6 +198,12 @@ def kafka_broker_id_limit(instance, host_properties):
     return broker_id_limit(instance, host_properties)
 
 
+def kafka_broker_files(model, templates, log4j2):
+    """The folders and files of the kafka_broker role on a host and each broker's restart paths (broker_files in
+    plugin_utils/_broker_host_model.py), once the installed Kafka is known."""
+    return broker_files(model, templates, _as_bool(log4j2, "log4j2"))
+
+
 def kafka_broker_host_model(inputs, settings, cluster):
     """The kafka_broker role's host model (plugin_utils/_broker_host_model.py says what it holds), with the
     controller's own files behind the check of provided TLS files."""
@@ -253,6 +262,7 @@ class FilterModule(object):
             "kafka_broker_restart_order": kafka_broker_restart_order,
             "kafka_broker_id_limit": kafka_broker_id_limit,
             "kafka_broker_host_model": kafka_broker_host_model,
+            "kafka_broker_files": kafka_broker_files,
             "zookeeper_client_address": zookeeper_client_address,
             "zookeeper_peer_address": zookeeper_peer_address,
             "unresolved_addresses": unresolved_addresses,

@@ -22,6 +22,8 @@ CLIENT_AUTHS = ("none", "requested", "required")
 SASL_MECHANISMS = ("SCRAM-SHA-512", "SCRAM-SHA-256")
 TLS_CERTIFICATES = ("generated", "provided")
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+# The settings of a server.properties that tell its metadata mode (filter kafka_metadata_mode).
+MODE_SETTINGS = ("process.roles", "zookeeper.metadata.migration.enable")
 # A cluster id as kafka-storage random-uuid prints it: 16 bytes in URL-safe base64 without padding.
 CLUSTER_ID = re.compile(r"^[A-Za-z0-9_-]{22}$")
 HEAP_SIZE = re.compile(r"^[0-9]+[kKmMgG]$")
@@ -139,6 +141,12 @@ def host_model(inputs, settings, cluster, file_exists):
     protocols = [listener["protocol"] for listener in listeners]
     jmx_tls = bool(inputs.get("kafka_broker_jmx_tls"))
     tls = _tls_paths(text, host, config_dir, tls_dir)
+    # For the names and addresses brokers and clients reach this host by; the admin client gets a
+    # certificate of its own when the EXTERNAL listener asks for one.
+    tls["subject_names"] = _unique([host, text["kafka_broker_internal_host"], text["kafka_broker_external_host"]])
+    external = text["kafka_broker_external_security_protocol"]
+    tls["clients"] = ([text["kafka_broker_admin_user"]]
+                      if uses_ssl(external) and text["kafka_broker_external_ssl_client_auth"] != "none" else [])
     paths = {
         # The brokers' ZooKeeper login (JAAS Client section), named in their units.
         "zookeeper_jaas": config_dir + "/zookeeper-client.jaas",
@@ -154,6 +162,7 @@ def host_model(inputs, settings, cluster, file_exists):
 
     model = {
         "host": host,
+        "mode_settings": list(MODE_SETTINGS),
         "metadata_mode": mode,
         "kraft": kraft,
         "migration": migration,
@@ -180,13 +189,106 @@ def host_model(inputs, settings, cluster, file_exists):
         "jmx_local": text["kafka_broker_jmx_bind_address"] in LOOPBACK,
         "jmx_options": _jmx_options(text, jmx_tls, paths),
         "scram_users": _scram_users(text),
+        # What the files the role writes need (broker_files).
+        "account": {"user": text.get("kafka_broker_user", "kafka"), "group": text.get("kafka_broker_group", "kafka")},
+        "folders": {"config": config_dir, "data": text.get("kafka_broker_data_dir", ""),
+                    "log": text.get("kafka_broker_log_dir", "")},
+        "jmx_password_set": len(text["kafka_broker_jmx_password"]) > 0,
+        "jmx_tls": jmx_tls,
+        "prometheus_enabled": bool(inputs.get("kafka_broker_prometheus_enabled")),
         "broker_ids": [instance["broker_id"] for instance in cluster_instances],
         "broker_count": len(cluster_instances),
     }
     model.update(replication)
+    model["host_state"] = _host_state(instances, kraft, paths)
     problems.extend(_problems(inputs, text, model, cluster, file_exists))
     model["problems"] = problems
     return model
+
+
+def broker_files(model, templates, log4j2):
+    """The folders and files the role writes on the host, in the shape module config_files takes, and per broker
+    (by unit) the paths whose change needs its restart.
+
+    templates: service_common's shared templates (service_common_templates); log4j2: whether the installed Kafka
+    logs through log4j 2 (Kafka 4) rather than log4j 1. Both are known only once Kafka is installed, after the
+    model was published. KRaft: the restart is decided on the restart view (server.properties without the
+    quorum's bootstrap addresses, which a running broker no longer reads), so a controller joining the quorum
+    restarts no broker.
+    """
+    account = model["account"]
+    paths = model["paths"]
+    tls = model["tls"]
+    logging_name = "log4j2.properties" if log4j2 else "log4j.properties"
+    secret = uses_sasl(model["listeners"][0]["protocol"])
+
+    def entry(dest, template, owner="root", mode="0644", **more):
+        return dict({"dest": dest, "template": template, "owner": owner, "group": account["group"], "mode": mode},
+                    **more)
+
+    files = []
+    restart_paths = {}
+    host_paths = [tls["truststore"], tls["keystore"], paths["zookeeper_jaas"], paths["jmx_password"],
+                  paths["jmx_tls_config"]]
+    for instance in model["instances"]:
+        logging_file = instance["folder"] + "/" + logging_name
+        files += [
+            entry(instance["config_file"], "server.properties.j2", mode="0640", sensitive=secret,
+                  template_vars={"instance": instance}),
+            entry(logging_file, templates["kafka_log4j2" if log4j2 else "kafka_log4j"],
+                  template_vars={"log_file": instance["log_file"]}),
+            dict(entry(instance["unit_file"], "kafka-broker.service.j2", template_vars={"instance": instance}),
+                 group="root"),
+        ]
+        if model["kraft"]:
+            files.append(entry(instance["restart_view"], "server.properties.j2", mode="0640", sensitive=secret,
+                               template_vars={"instance": instance, "restart_view": True}))
+        restart_paths[instance["unit"]] = [instance["restart_view"] if model["kraft"] else instance["config_file"],
+                                           logging_file, instance["unit_file"]] + host_paths
+    # Host-level files: the TLS key store and CA, the ZooKeeper login, the JMX password, the Prometheus
+    # exporter's rules (not part of the restart decision: the agent re-reads them when they change).
+    if model["uses_tls"]:
+        files += [entry(tls["truststore"], "ca.crt.j2"),
+                  entry(tls["keystore"], "broker-keystore.pem.j2", mode="0640", sensitive=True)]
+    if model["zookeeper_sasl"]:
+        files.append(entry(paths["zookeeper_jaas"], templates["zookeeper_client_jaas"], mode="0640", sensitive=True,
+                           template_vars={"user_variable": "kafka_broker_zookeeper_sasl_user",
+                                          "password_variable": "kafka_broker_zookeeper_sasl_password"}))
+    if model["jmx_password_set"]:
+        files += [entry(paths["jmx_password"], "jmx.password.j2", owner=account["user"], mode="0400", sensitive=True),
+                  entry(paths["jmx_access"], "jmx.access.j2")]
+    if model["jmx_tls"]:
+        files.append(entry(paths["jmx_tls_config"], "jmx-tls.properties.j2", owner=account["user"], mode="0400",
+                           sensitive=True))
+    if model["prometheus_enabled"]:
+        files.append(entry(paths["prometheus_rules"], templates["kafka_prometheus"]))
+
+    def folder(path, owner, mode):
+        return {"path": path, "owner": owner, "group": account["group"], "mode": mode}
+
+    folders = model["folders"]
+    instances = model["instances"]
+    directories = ([folder(path, "root", "0755") for path in [folders["config"]] + [i["folder"] for i in instances]]
+                   + [folder(path, account["user"], "0750") for path in
+                      [folders["data"], folders["log"]] + [path for i in instances for path in i["log_dirs"]]
+                      + [i["log_folder"] for i in instances]])
+    if model["uses_tls"]:
+        directories.append(folder(tls["host_dir"], "root", "0750"))
+    return {"directories": directories, "files": files, "restart_paths": restart_paths}
+
+
+def _host_state(instances, kraft, paths):
+    """What preflight reads on the host (module host_state_info): which brokers were set up before, restarts an
+    earlier run left pending, in KRaft mode whether the storage is formatted and the units' state. Of each
+    server.properties only the settings that tell the metadata mode (it may hold SASL passwords); the ZooKeeper
+    login file is only looked for."""
+    files = [instance["unit_file"] for instance in instances] + [instance["restart_marker"] for instance in instances]
+    if kraft:
+        files += [instance["meta_file"] for instance in instances]
+    settings = {instance["config_file"]: list(MODE_SETTINGS) for instance in instances}
+    settings[paths["zookeeper_jaas"]] = []
+    units = [instance["unit"] for instance in instances] if kraft else []
+    return {"files": files, "settings": settings, "units": units}
 
 
 def _tls_paths(text, host, config_dir, tls_dir):
@@ -207,6 +309,7 @@ def _tls_paths(text, host, config_dir, tls_dir):
         "truststore": host_dir + "/ca.crt",
         "keystore": host_dir + "/broker.pem",
         # TLS on JMX: the PKCS12 key store, made on the controller, and its copy on the host.
+        "jmx_keystore_dir": tls_dir + "/jmx",
         "jmx_keystore_source": "%s/jmx/%s.p12" % (tls_dir, host),
         "jmx_keystore": host_dir + "/jmx.p12",
     }

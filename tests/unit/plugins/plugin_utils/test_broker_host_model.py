@@ -1,7 +1,7 @@
 """The kafka_broker role's host model as plain data in, plain data out: values and each preflight problem."""
 
 import pytest
-from ansible_collections.kafkaops.cluster.plugins.plugin_utils._broker_host_model import host_model
+from ansible_collections.kafkaops.cluster.plugins.plugin_utils._broker_host_model import broker_files, host_model
 
 INPUTS = {
     "kafka_broker_hosts": ["b1", "b2", "b3"], "kafka_broker_combined": False, "kafka_broker_controller_port": 9093,
@@ -28,7 +28,11 @@ SETTINGS = {
 
 
 def _instance(broker_id, port=9092, properties=None):
-    return {"broker_id": broker_id, "port": port, "properties": properties or {}, "log_dirs": ["/d/%d" % broker_id]}
+    return {"broker_id": broker_id, "port": port, "properties": properties or {}, "log_dirs": ["/d/%d" % broker_id],
+            "meta_file": "/d/%d/meta.properties" % broker_id, "unit": "kafka-broker-%d" % broker_id,
+            "unit_file": "/u/kafka-broker-%d.service" % broker_id,
+            "restart_marker": "/c/%d/.restart-pending" % broker_id,
+            "config_file": "/c/%d/server.properties" % broker_id}
 
 
 def _cluster(**changes):
@@ -67,6 +71,9 @@ def test_a_plain_zookeeper_broker():
                                       "admin_key": "/ctl/tls/clients/admin.key"}
     assert model["paths"]["zookeeper_jaas"] == "/etc/kafka/zookeeper-client.jaas"
     assert (model["uses_tls"], model["uses_sasl"], model["scram_users"]) == (False, False, [])
+    # ZooKeeper mode: no storage to read, no unit state wanted.
+    assert model["host_state"]["files"] == ["/u/kafka-broker-1.service", "/c/1/.restart-pending"]
+    assert model["host_state"]["units"] == []
 
 
 def test_secured_listeners_give_the_admin_connection_super_users_and_scram_users():
@@ -90,6 +97,11 @@ def test_combined_kraft_lists_the_brokers_as_the_quorum():
     model = _model(inputs={"kafka_broker_combined": True}, settings={"kafka_broker_metadata_mode": "kraft"})
     assert model["quorum_servers"] == ["10.0.0.1:9093", "10.0.0.2:9093", "10.0.0.3:9093"]
     assert "User:ANONYMOUS" in model["super_users"]
+    assert model["host_state"] == {
+        "files": ["/u/kafka-broker-1.service", "/c/1/.restart-pending", "/d/1/meta.properties"],
+        "settings": {"/c/1/server.properties": ["process.roles", "zookeeper.metadata.migration.enable"],
+                     "/etc/kafka/zookeeper-client.jaas": []},
+        "units": ["kafka-broker-1"]}
     assert model["protocol_map"].endswith(",CONTROLLER:PLAINTEXT")
     # The quorum is the brokers themselves: not a separate peer to resolve.
     assert set(model["peer_addresses"].values()) == {"kafka_broker_internal_host of b%d" % n for n in (1, 2, 3)}
@@ -181,7 +193,7 @@ PROBLEMS = [
 ]
 
 
-@pytest.mark.parametrize("changes, sentence", PROBLEMS, ids=[sentence[:40] for _, sentence in PROBLEMS])
+@pytest.mark.parametrize("changes, sentence", PROBLEMS, ids=[case[1][:40] for case in PROBLEMS])
 def test_each_problem_names_the_variable_and_the_reason(changes, sentence):
     problems = _model(**changes)["problems"]
     assert any(sentence in problem for problem in problems), problems
@@ -200,3 +212,51 @@ def test_provided_tls_files_that_exist_are_no_problem():
 def test_the_authorizer_passes_when_anonymous_is_a_super_user_knowingly():
     model = _model(inputs={"kafka_broker_authorizer_enabled": True, "kafka_broker_super_users": ["User:ANONYMOUS"]})
     assert model["problems"] == []
+
+
+TEMPLATES = {"kafka_log4j": "/t/log4j.j2", "kafka_log4j2": "/t/log4j2.j2", "kafka_prometheus": "/t/prometheus.j2",
+             "zookeeper_client_jaas": "/t/jaas.j2"}
+
+
+def _instance_with_folders(broker_id):
+    return dict(_instance(broker_id), folder="/c/%d" % broker_id, restart_view="/c/%d/.view" % broker_id,
+                log_folder="/l/%d" % broker_id, log_file="/l/%d/server.log" % broker_id)
+
+
+def test_the_files_of_a_plain_broker_and_its_restart_paths():
+    model = _model(settings={"kafka_broker_data_dir": "/d", "kafka_broker_log_dir": "/l"},
+                   cluster=_cluster(instances=[_instance_with_folders(1)]))
+    written = broker_files(model, TEMPLATES, log4j2=False)
+    assert [(entry["dest"], entry["template"], entry["owner"], entry["group"], entry["mode"])
+            for entry in written["files"]] == [
+        ("/c/1/server.properties", "server.properties.j2", "root", "kafka", "0640"),
+        ("/c/1/log4j.properties", "/t/log4j.j2", "root", "kafka", "0644"),
+        ("/u/kafka-broker-1.service", "kafka-broker.service.j2", "root", "root", "0644")]
+    assert written["files"][0]["sensitive"] is False
+    assert [(folder["path"], folder["owner"], folder["mode"]) for folder in written["directories"]] == [
+        ("/etc/kafka", "root", "0755"), ("/c/1", "root", "0755"), ("/d", "kafka", "0750"), ("/l", "kafka", "0750"),
+        ("/d/1", "kafka", "0750"), ("/l/1", "kafka", "0750")]
+    assert written["restart_paths"] == {"kafka-broker-1": [
+        "/c/1/server.properties", "/c/1/log4j.properties", "/u/kafka-broker-1.service", "/etc/kafka/tls/ca.crt",
+        "/etc/kafka/tls/broker.pem", "/etc/kafka/zookeeper-client.jaas", "/etc/kafka/jmx.password",
+        "/etc/kafka/jmx-tls.properties"]}
+
+
+def test_a_secured_kraft_broker_writes_its_restart_view_and_host_files():
+    model = _model(inputs={"kafka_broker_jmx_tls": True, "kafka_broker_prometheus_enabled": True,
+                           "kafka_broker_controller_quorum_servers": ["c1:9093"]},
+                   settings={"kafka_broker_metadata_mode": "kraft",
+                             "kafka_broker_internal_security_protocol": "SASL_SSL",
+                             "kafka_broker_inter_broker_password": "Inter-1", "kafka_broker_jmx_password": "Jmx-1",
+                             "kafka_broker_jmx_tls_keystore_password": "Store-1"},
+                   cluster=_cluster(instances=[_instance_with_folders(1)]))
+    assert model["problems"] == []
+    written = broker_files(model, TEMPLATES, log4j2=True)
+    assert [entry["dest"] for entry in written["files"]] == [
+        "/c/1/server.properties", "/c/1/log4j2.properties", "/u/kafka-broker-1.service", "/c/1/.view",
+        "/etc/kafka/tls/ca.crt", "/etc/kafka/tls/broker.pem", "/etc/kafka/jmx.password", "/etc/kafka/jmx.access",
+        "/etc/kafka/jmx-tls.properties", "/etc/kafka/prometheus.yml"]
+    assert written["files"][3]["template_vars"]["restart_view"] is True
+    assert all(entry.get("sensitive") for entry in written["files"] if entry["dest"].endswith(("pem", "password")))
+    assert written["restart_paths"]["kafka-broker-1"][0] == "/c/1/.view"
+    assert written["directories"][-1] == {"path": "/etc/kafka/tls", "owner": "root", "group": "kafka", "mode": "0750"}
