@@ -70,12 +70,6 @@ def _host_of(address):
     return re.sub(r"^\[(.*)\]$", r"\1", host)
 
 
-def _by_host(hosts, noted):
-    """{host: what it noted} from a list in the order of hosts; a host past the list's end noted nothing."""
-    noted = list(noted or [])
-    return {name: noted[index] if index < len(noted) else None for index, name in enumerate(hosts)}
-
-
 def broker_id_limit(instance, host_properties):
     """A sentence when reserved.broker.max.id, set by hand, is below the instance's broker id; else ''."""
     properties = dict(host_properties or {}, **(instance.get("properties") or {}))
@@ -105,8 +99,8 @@ def host_model(inputs, settings, cluster, file_exists):
     inputs: the role's typed inputs (lookup role_inputs). settings: its text settings, each under its
     variable's name. cluster: host (this host's inventory name), instances (this host's, as the filter
     kafka_broker_instances completes them), play_hosts, controller_hosts (the kafka_controller group),
-    and, in the order of kafka_broker_hosts, host_addresses and host_instances (what each host noted in
-    this play: its INTERNAL address and its instances; None where it noted nothing yet).
+    host_addresses and host_instances (by host of kafka_broker_hosts, what it noted in this play: its
+    INTERNAL address and its instances; a host that noted nothing yet is not there).
     """
     text = {name: _text(value) for name, value in settings.items()}
     mode = text["kafka_broker_metadata_mode"]
@@ -117,9 +111,9 @@ def host_model(inputs, settings, cluster, file_exists):
     tls_dir = text["kafka_broker_tls_dir"]
     host = cluster["host"]
     hosts = list(inputs.get("kafka_broker_hosts") or [])
-    # What each host of kafka_broker_hosts noted, by its name (the lists follow kafka_broker_hosts).
-    addresses = _by_host(hosts, cluster.get("host_addresses"))
-    host_instances = _by_host(hosts, cluster.get("host_instances"))
+    # What the hosts of kafka_broker_hosts noted in this play, by name.
+    addresses = cluster.get("host_addresses") or {}
+    host_instances = cluster.get("host_instances") or {}
     members = [name for name in _unique(hosts) if name in (cluster.get("play_hosts") or [])]
     problems = []
 
@@ -326,7 +320,8 @@ def _peer_addresses(text, kraft, migration, combined, quorum_servers, members, a
         for server in quorum_servers:
             owners[_host_of(server)] = "kafka_broker_controller_quorum_servers"
     for name in members:
-        owners[_text(addresses.get(name))] = "kafka_broker_internal_host of " + name
+        if addresses.get(name):
+            owners[addresses[name]] = "kafka_broker_internal_host of " + name
     return owners
 
 

@@ -37,8 +37,8 @@ def _instance(broker_id, port=9092, properties=None):
 
 def _cluster(**changes):
     cluster = {"host": "b1", "instances": [_instance(1)], "play_hosts": ["b1", "b2", "b3"], "controller_hosts": [],
-               "host_addresses": ["10.0.0.1", "10.0.0.2", "10.0.0.3"],
-               "host_instances": [[_instance(1)], [_instance(2)], [_instance(3)]]}
+               "host_addresses": {"b1": "10.0.0.1", "b2": "10.0.0.2", "b3": "10.0.0.3"},
+               "host_instances": {"b1": [_instance(1)], "b2": [_instance(2)], "b3": [_instance(3)]}}
     cluster.update(changes)
     return cluster
 
@@ -129,7 +129,7 @@ def test_a_host_outside_the_play_is_not_counted_nor_resolved():
 
 
 PROBLEMS = [
-    ({"cluster": _cluster(host_instances=[[_instance(1)], [_instance(1)], [_instance(3)]])},
+    ({"cluster": _cluster(host_instances={"b1": [_instance(1)], "b2": [_instance(1)], "b3": [_instance(3)]})},
      "kafka_broker_id / kafka_broker_instances: broker ids must be unique across the cluster, these are used more"
      " than once: [1]"),
     ({"settings": {"kafka_broker_default_replication_factor": "4"}},
@@ -147,7 +147,7 @@ PROBLEMS = [
       "cluster": _cluster(instances=[_instance(1), _instance(4, 9093)])},
      "kafka_broker_combined: one broker per host in combined mode (the host is a controller too), b1 lists 2"),
     ({"inputs": {"kafka_broker_combined": True}, "settings": {"kafka_broker_metadata_mode": "kraft"},
-      "cluster": _cluster(host_addresses=["10.0.0.1", None, "10.0.0.3"])},
+      "cluster": _cluster(host_addresses={"b1": "10.0.0.1", "b3": "10.0.0.3"})},
      "kafka_broker_internal_host of b2: not known to this play"),
     ({"settings": {"kafka_broker_metadata_mode": "kraft"}},
      "kafka_broker_controller_quorum_servers: KRaft mode needs the controllers"),
