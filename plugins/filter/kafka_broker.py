@@ -19,6 +19,10 @@ from ansible_collections.kafkaops.cluster.plugins.plugin_utils._broker_host_mode
 from ansible_collections.kafkaops.cluster.plugins.plugin_utils._broker_host_model import (
     missing_files as host_missing_files,
 )
+from ansible_collections.kafkaops.cluster.plugins.plugin_utils._tls_files import (
+    HAS_CRYPTOGRAPHY,
+    certificate_key_problem,
+)
 
 INSTANCE_KEYS = ("broker_id", "port", "internal_port", "jmx_port", "prometheus_port", "rack", "log_dirs", "properties")
 INTERNAL_PORT_OFFSET = 10000
@@ -204,14 +208,21 @@ def kafka_broker_files(model, templates, log4j2):
     return broker_files(model, templates, _as_bool(log4j2, "log4j2"))
 
 
+def _certificate_key_problem(certificate_variable, certificate_path, key_variable, key_path):
+    if not HAS_CRYPTOGRAPHY:
+        raise AnsibleFilterError("kafka_broker_host_model: comparing a certificate with its key needs the Python "
+                                 "library cryptography on the controller (ansible-core depends on it)")
+    return certificate_key_problem(certificate_variable, certificate_path, key_variable, key_path)
+
+
 def kafka_broker_host_model(inputs, settings, cluster):
     """The kafka_broker role's host model (plugin_utils/_broker_host_model.py says what it holds), with the
-    controller's own files behind the check of provided TLS files."""
+    controller's own files behind the checks of provided TLS files (there, and the certificate its key's)."""
     for name, value in (("inputs", inputs), ("settings", settings), ("cluster", cluster)):
         if not isinstance(value, dict):
             raise AnsibleFilterError("kafka_broker_host_model: %s must be a mapping, got %s"
                                      % (name, type(value).__name__))
-    return host_model(inputs, settings, cluster, os.path.isfile)
+    return host_model(inputs, settings, cluster, os.path.isfile, _certificate_key_problem)
 
 
 def zookeeper_peer_address(member):

@@ -25,7 +25,8 @@ CHART_VALUE_WIDTH = 64
 CHART_BAR_HEIGHT = 12
 CHART_ROW_GAP = 10
 CHART_TOP = 6
-VERIFY_CHECKS = ("lost", "duplicates", "out_of_order", "corrupt", "offset_gaps")
+# The verify job's checks (kafkaops_verify.report.CHECKS); a report from before aborted_visible counts 0 there.
+VERIFY_CHECKS = ("lost", "duplicates", "out_of_order", "corrupt", "offset_gaps", "aborted_visible")
 UNITS = ("B", "KiB", "MiB", "GiB", "TiB", "PiB")
 # What prepare_reassignment.yml keeps beside a plan file, named by one rule (kafka_plan_beside).
 PLAN_COMPANIONS = ("rollback", "summary")
@@ -295,6 +296,26 @@ def _log_dir_view(entry):
                 error="error %d" % entry["error_code"] if entry.get("error_code") else "")
 
 
+def _certificate_view(entry):
+    """One broker's served certificate of kafka_cluster_info's certificates: its names, expiry and days left, or
+    why it could not be read. A certificate that cannot be read is marked as one that expires: nobody can see
+    when it does."""
+    common = dict(broker=entry.get("broker"), address=entry.get("address") or "")
+    if entry.get("error"):
+        return dict(common, error=entry["error"], subject="", issuer="", serial="", not_after="", days_left="",
+                    expiring=True, verified=False, verify_error="", state="could not be read")
+    days = entry.get("days_left")
+    expiring = bool(entry.get("expiring"))
+    if days is not None and days < 0:
+        state = "expired"
+    else:
+        state = "expires soon" if expiring else "valid"
+    return dict(common, error="", subject=entry.get("subject") or "", issuer=entry.get("issuer") or "",
+                serial=entry.get("serial") or "", not_after=entry.get("not_after") or "",
+                days_left=days if days is not None else "", expiring=expiring, verified=bool(entry.get("verified")),
+                verify_error=entry.get("verify_error") or "", state=state)
+
+
 def kafka_plan_beside(plan_file, kind):
     """The file kept beside a plan: ('plans/move.json', 'summary') -> 'plans/move.summary.json'.
 
@@ -415,6 +436,9 @@ def kafka_report_view(cluster, plan=None, rollback=None, groups=None, verify_rep
         plan=None if plan is None else _plan_view(assignment, sizes, live_ids, plan, rollback,
                                                   cluster.get("reassignments") or [], summary),
         log_dirs=[_log_dir_view(entry) for entry in cluster.get("log_dirs") or []],
+        certificates_read="certificates" in cluster,
+        certificates=[_certificate_view(entry) for entry in sorted(
+            cluster.get("certificates") or [], key=lambda entry: (entry.get("broker") is None, entry.get("broker")))],
         verify=[_verify_view(entry) for entry in verify_reports or []])
     return html_escaped(view)
 

@@ -339,6 +339,26 @@ def kafka_upgrade_check(brokers, controllers, targets, pinned_protocol=""):
     return problems
 
 
+def kafka_nodes_behind(hosts, hostvars, version):
+    """The hosts, each once, whose brokers or controller do not run Kafka version, as node_state.yml read them.
+
+    hosts: the kafka_broker and kafka_controller groups' hosts. Each host's kafka_broker_node_state (a list, one
+    item per broker) and kafka_controller_node_state (one item) are read; a host that holds neither was not read
+    in this run and is not counted. upgrade.yml finalizes the metadata version and the feature levels only when
+    this is empty: a node left on the older Kafka (a --limit run, a roll cut short) could not run them.
+    """
+    behind = []
+    for host in hosts or []:
+        variables = hostvars[host]
+        states = list(variables.get("kafka_broker_node_state") or [])
+        if variables.get("kafka_controller_node_state"):
+            states.append(variables.get("kafka_controller_node_state"))
+        for state in states:
+            if state.get("version") != version and state.get("host") not in behind:
+                behind.append(state.get("host"))
+    return behind
+
+
 def kafka_migration_wait_failure(seen, migration_path, ids_path, rolled_ids, timeout):
     """What the wait for the metadata copy saw last, as a sentence, when it ended without the copy.
 
@@ -374,5 +394,6 @@ class FilterModule(object):
             "kafka_migration_plan": kafka_migration_plan,
             "kafka_migration_precheck": kafka_migration_precheck,
             "kafka_upgrade_check": kafka_upgrade_check,
+            "kafka_nodes_behind": kafka_nodes_behind,
             "kafka_migration_wait_failure": kafka_migration_wait_failure,
         }

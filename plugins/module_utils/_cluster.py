@@ -16,12 +16,20 @@ try:
 except ImportError:
     ConfigResource = ConfigResourceType = None
 
+from ansible_collections.kafkaops.cluster.plugins.module_utils._certificates import (
+    expiry_sentence,
+    read_served_certificates,
+)
 from ansible_collections.kafkaops.cluster.plugins.module_utils._input_errors import InputError
 from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin import (
     KafkaAdminError,
     advertised_api_keys,
+    cluster_authorization_failed,
+    cluster_describe_refused,
     error_name,
+    run_side_by_side,
 )
+from ansible_collections.kafkaops.cluster.plugins.module_utils._log_dir_planner import volumes
 
 # Where a topic config value comes from when it was set on the topic itself.
 TOPIC_OVERRIDE_SOURCE = "DYNAMIC_TOPIC_CONFIG"
@@ -36,6 +44,8 @@ DESCRIBE_QUORUM_API_KEY = 55
 PARTITION_VIEWS = ("all", "problems", "none")
 # The kinds of problem a partition can have, in the order a partition lists its own.
 PROBLEM_KINDS = ("offline", "under_replicated", "reassigning", "leader_not_preferred")
+# The connection's protocols that speak TLS: the brokers' addresses it reads are on a listener serving a certificate.
+TLS_PROTOCOLS = ("SSL", "SASL_SSL")
 # A topic name never holds these (Kafka allows letters, digits, '.', '_' and '-'): an item with one is a pattern.
 PATTERN_CHARACTERS = "*?["
 
@@ -158,7 +168,12 @@ def read_topics(client, topics=None, include_internal=False, missing_ok=False, p
 
 def read_reassignments(client, topics=None):
     """Ongoing reassignments: [{topic, partition, replicas, adding_replicas, removing_replicas}]."""
-    ongoing = client.list_partition_reassignments()
+    try:
+        ongoing = client.list_partition_reassignments()
+    except Exception as error:
+        if cluster_authorization_failed(error):
+            raise cluster_describe_refused(client, "listing the ongoing reassignments") from error
+        raise
     items = []
     for topic_partition, state in ongoing.items():
         if topics and topic_partition.topic not in topics:
@@ -209,32 +224,24 @@ def _copies(responses):
     return sizes
 
 
-# Two figures of one filesystem read a moment apart: the same total bytes, the usable bytes this close.
-SHARED_FILESYSTEM_SLACK = 64 << 20
-
-
 def _disks(responses):
     """{broker_id: {"total_bytes", "used_bytes"}} summed over each broker's volumes, or None when a broker does
-    not report its disks (Kafka before 3.3, KIP-827: -1). Log dirs of one broker on one filesystem (the same
-    total bytes, usable bytes within SHARED_FILESYSTEM_SLACK) count once: summed, a broker with two dirs on
-    one disk would weigh twice the others and count that disk's other files twice."""
+    not report its disks (Kafka before 3.3, KIP-827: -1). Log dirs of one broker on one filesystem (the log dir
+    planner's volumes: the same total bytes, usable bytes within SHARED_FILESYSTEM_SLACK) count once: summed, a
+    broker with two dirs on one disk would weigh twice the others and count that disk's other files twice."""
     disks = {}
     for broker in responses:
-        total = used = 0
-        volumes = []
-        for log_dir in broker.get("log_dirs", []):
+        dirs = {}
+        for index, log_dir in enumerate(broker.get("log_dirs", [])):
             if log_dir.get("total_bytes", -1) < 0 or log_dir.get("usable_bytes", -1) < 0:
                 return None
-            if any(seen_total == log_dir["total_bytes"]
-                   and abs(seen_usable - log_dir["usable_bytes"]) <= SHARED_FILESYSTEM_SLACK
-                   for seen_total, seen_usable in volumes):
-                continue
-            volumes.append((log_dir["total_bytes"], log_dir["usable_bytes"]))
-            total += log_dir["total_bytes"]
-            used += log_dir["total_bytes"] - log_dir["usable_bytes"]
+            dirs[(log_dir.get("log_dir") or "", index)] = dict(
+                total_bytes=log_dir["total_bytes"], usable_bytes=log_dir["usable_bytes"])
+        found = set(volume for volume in volumes(dirs).values() if volume[0] == "volume")
+        total = sum(volume[1] for volume in found)
         if not total:
             return None
-        disks[broker["broker"]] = {"total_bytes": total, "used_bytes": used}
+        disks[broker["broker"]] = {"total_bytes": total, "used_bytes": sum(volume[1] - volume[2] for volume in found)}
     return disks or None
 
 
@@ -257,6 +264,33 @@ def _log_dir_figures(responses):
                             "usable_bytes": usable if usable >= 0 else None,
                             "error_code": log_dir.get("error_code", 0)})
     return sorted(entries, key=lambda entry: (entry["broker"], entry["log_dir"] or ""))
+
+
+def log_dir_state(responses):
+    """{broker: {"dirs": {path: {total_bytes, usable_bytes, online, cordoned, error}}, "replicas": {(topic,
+    partition): {dir, bytes}}, "future": {(topic, partition): {dir, bytes}}}} of DescribeLogDirs responses.
+
+    A dir the broker cannot read (KAFKA_STORAGE_ERROR) is offline and lists no replica. Sizes of -1 (Kafka
+    before 3.3) become None. A future replica is the copy AlterReplicaLogDirs is making; it replaces the
+    current one once it has caught up.
+    """
+    state = {}
+    for answer in responses:
+        dirs, replicas, future = {}, {}, {}
+        for log_dir in answer.get("log_dirs", []):
+            path = log_dir["log_dir"]
+            total, usable = log_dir.get("total_bytes", -1), log_dir.get("usable_bytes", -1)
+            dirs[path] = dict(total_bytes=total if total is not None and total >= 0 else None,
+                              usable_bytes=usable if usable is not None and usable >= 0 else None,
+                              online=not log_dir.get("error_code"), cordoned=bool(log_dir.get("is_cordoned")),
+                              error=error_name(log_dir.get("error_code")))
+            for topic in log_dir.get("topics", []):
+                for partition in topic.get("partitions", []):
+                    held = future if partition.get("is_future_key") else replicas
+                    held[(topic["name"], partition["partition_index"])] = dict(
+                        dir=path, bytes=partition["partition_size"])
+        state[answer["broker"]] = dict(dirs=dirs, replicas=replicas, future=future)
+    return state
 
 
 def read_partition_sizes(client, topics):
@@ -288,15 +322,16 @@ def brokers_without_log_dirs(responses):
 
 
 def read_disk_usage(client, topics):
-    """(sizes, disks, unread) from one DescribeLogDirs round: sizes ``{topic: {partition: bytes of its largest
+    """(sizes, disks, unread, dirs) from one DescribeLogDirs round: sizes ``{topic: {partition: bytes of its largest
     replica}}``, disks ``{broker_id: {"total_bytes", "used_bytes"}}`` summed over each broker's log dirs,
-    or None when a broker does not report its disks (Kafka before 3.3, KIP-827: -1), and unread, the brokers
-    that listed no log dir (brokers_without_log_dirs): their sizes are missing, not zero."""
+    or None when a broker does not report its disks (Kafka before 3.3, KIP-827: -1), unread, the brokers
+    that listed no log dir (brokers_without_log_dirs): their sizes are missing, not zero, and dirs, each broker's
+    log dirs and the replicas in them (log_dir_state)."""
     responses = client.describe_log_dirs(_asked_topics(topics))
     copies, disks = _copies(responses), _disks(responses)
     sizes = dict((topic, dict((partition, max(by_broker.values())) for partition, by_broker in partitions.items()))
                  for topic, partitions in copies.items())
-    return sizes, disks, brokers_without_log_dirs(responses)
+    return sizes, disks, brokers_without_log_dirs(responses), log_dir_state(responses)
 
 
 def read_throttles(client, topics, broker_ids):
@@ -441,6 +476,29 @@ def add_sizes(topics, partitions_by_topic, sizes):
                                   for partition in partitions_by_topic[name])
 
 
+def read_certificates(module, brokers):
+    """(certificates, expiring): the certificate each live broker serves on the listener the module connects
+    through, and those within certificate_warn_days, each also warned of. Empty when that listener is not TLS.
+
+    A certificate that cannot be read (no handshake from here) is listed with its error and warned of too:
+    a broker whose certificate nobody can see is no better than one about to expire.
+    """
+    params = module.params
+    if params["security_protocol"] not in TLS_PROTOCOLS:
+        return [], []
+    entries = read_served_certificates(brokers, params, params["certificate_warn_days"], params["request_timeout"],
+                                       run_side_by_side)
+    for entry in entries:
+        if "error" in entry:
+            module.warn("broker %s at %s: its certificate could not be read: %s"
+                        % (entry["broker"], entry["address"], entry["error"]))
+        elif entry["expiring"]:
+            module.warn("broker %s at %s serves a certificate within certificate_warn_days (%d): %s"
+                        % (entry["broker"], entry["address"], params["certificate_warn_days"],
+                           expiry_sentence("its certificate", entry)))
+    return entries, [entry for entry in entries if entry.get("expiring")]
+
+
 def check_cluster_info_inputs(module):
     """(names, patterns) of the topics asked for, checked before connecting (TopicSelectionError names the item)."""
     return split_topic_selection(module.params["topics"])
@@ -478,4 +536,6 @@ def run_cluster_info(module, client, selection):
         result["throttles"] = read_throttles(client, sorted(topics), [broker["id"] for broker in result["brokers"]])
     if params["include_consumer_groups"]:
         result["consumer_groups"] = read_consumer_groups(client)
+    if params["include_certificates"]:
+        result["certificates"], result["certificates_expiring"] = read_certificates(module, result["brokers"])
     module.result.update(changed=False, **result)

@@ -239,6 +239,32 @@ def failure_details(error, unexpected="Kafka request failed"):
     return details
 
 
+def cluster_authorization_failed(error):
+    """True for Kafka's CLUSTER_AUTHORIZATION_FAILED: the login lacks a permission on the Cluster resource."""
+    return kafka_errors is not None and isinstance(error, kafka_errors.ClusterAuthorizationFailedError)
+
+
+def cluster_describe_refused(client, what):
+    """The error for a request the login may not make without Describe on the Cluster resource, or None.
+
+    Kafka's own message for it (CLUSTER_AUTHORIZATION_FAILED) quotes the request's internals and says nothing
+    of what to grant; this one names the login, what needed the permission and how to give it. field names the
+    option that chose the login.
+    """
+    config = getattr(client, "config", None) or {}
+    user, certificate = config.get("sasl_plain_username"), config.get("ssl_certfile")
+    if user:
+        login, field = "the login %r (User:%s)" % (user, user), "sasl_username"
+    elif certificate:
+        login, field = "the certificate %s" % certificate, "ssl_certfile"
+    else:
+        login, field = "this connection's principal", None
+    return KafkaAdminError(
+        "%s may not Describe the Cluster resource, which %s needs (as does reading partition sizes with "
+        "DescribeLogDirs): grant it (kafkaops.cluster.kafka_acl with resource_type=cluster, operation=describe) "
+        "or connect as a login that has it; nothing was changed" % (login, what), field)
+
+
 def error_name(error_code):
     """The Kafka error name for a protocol error code (0 gives None)."""
     if not error_code:

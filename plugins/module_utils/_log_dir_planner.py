@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: kafkaops.cluster developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Where each replica lives inside its broker (JBOD): emptying log dirs and evening them out. Pure: no I/O.
+"""Where each replica lives inside its broker (JBOD): emptying log dirs, evening them out, and the dirs for the
+replicas a reassignment copies onto a broker. Pure: no I/O.
 
 A broker with several log dirs keeps each replica in one of them. Kafka places a new replica in the dir
 holding the fewest partitions, not the fewest bytes, so dirs drift apart; a disk to be removed must be
@@ -12,8 +13,11 @@ Terms
 -----
 * A broker's *open* dirs: online, not cordoned and not being evacuated. Only they receive replicas (Kafka
   refuses AlterReplicaLogDirs into a cordoned or offline dir).
+* A *volume*: the filesystem a dir is on. Dirs of one broker that report the same total bytes and usable bytes
+  within ``SHARED_FILESYSTEM_SLACK`` (64 MiB: files written between two dirs' answers) are one (``volumes``);
+  the brokers' disks (_cluster) and the one-host check of the reassignment planner count by the same rule.
 * ``L_d``: what dir d holds. With *capacity* weights (every open dir reports its volume's total bytes,
-  Kafka 3.3+, and no two of them report the same volume) it is the volume's used bytes (total - usable:
+  Kafka 3.3+, and no two of them are on one volume) it is the volume's used bytes (total - usable:
   other files count, they never move) and ``w_d`` its total bytes; otherwise (*bytes* weights: sizes not
   reported, or dirs on one filesystem, where a move changes no volume's fill) ``L_d`` is the bytes of the
   replicas in d and ``w_d = 1``. The *fill* of d is ``L_d / w_d``.
@@ -47,6 +51,36 @@ with every open dir's fill between ``M`` and ``U`` (the same balance or better) 
 Each holds on its own for every such plan, so their largest, ``bytes_moved_lower_bound``, does too, however
 the plan was found. Without balance, ``U`` and ``M`` are what the evacuation leaves, and the plan moves
 exactly ``E``: the bound is met.
+
+Dirs for the replicas a reassignment copies in
+----------------------------------------------
+A reassignment (kafka_reassignment_plan) copies replicas onto brokers; on a broker with several log dirs Kafka
+puts each copy in the dir holding the fewest partitions, whatever their bytes, unless the plan names one in
+Kafka's ``log_dirs`` (one entry per replica, ``"any"`` or a path). ``place_arrivals`` names one for every copy
+onto a broker with two or more open dirs, with the terms above (open dirs, ``L_d``, ``w_d``, fill):
+
+1. The replicas the reassignment removes from the broker leave their dirs first: the end state counts, as
+   the reassignment planner counts each broker's disks after the plan.
+2. The copies, the largest first (ties by topic and partition, so the same input gives the same dirs), each
+   go to the open dir with the lowest fill after taking it, ``(L_d + s) / w_d``, among those whose volume stays
+   at or below ``max_disk_fill`` of its size (a dir whose size is not reported is not limited); between dirs
+   equally full after it, the one holding the fewest replicas (Kafka's own rule: copies of empty partitions,
+   which fill nothing, then spread over the dirs), then by path. A copy no open dir can take is refused, naming
+   the broker, the partition, its bytes and each open dir's room.
+
+What that promises: for every copy r (size s) in dir h and every other open dir e of its broker with room for
+r at the end, ``(L_e + s) / w_e >= L_h / w_h`` after the plan: moving r to e would leave e at least as full as h
+is, so no such single move lowers the broker's largest fill. Proof: let z be the last copy placed in h (r or
+a later one, so ``z <= s``). When z was placed, h had the lowest fill after taking it among the dirs with room,
+and e had room for z (a dir's room only shrinks while copies are placed, and e has room for ``s >= z`` at the
+end), so ``L_h / w_h = (L_h' + z) / w_h <= (L_e' + z) / w_e <= (L_e + s) / w_e``, ``L'`` the loads then. It
+says nothing of replicas that stay: they do not move, so evening them out is kafka_log_dirs' balance.
+
+The choice copies no byte between brokers: which brokers take which replicas, hence ``bytes_moved`` and
+``bytes_moved_lower_bound`` of the reassignment (_byte_balance), are those of the plan without dirs, and a
+broker with one open dir (or one dir) is left to Kafka, so its plan entries are as they were. Only the end
+state of a dir is checked: while the reassignment runs a dir holds its copies before the replicas leaving it
+are deleted, and kafka_reassignment's max_disk_fill orders the moves by each broker's disks, not by dir.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -74,12 +108,35 @@ def size_text(count):
     return "%d B" % count
 
 
-def _volume(info, path):
-    """The volume a dir is on: dirs of one broker reporting the same total and usable bytes share one."""
-    total, usable = info["total_bytes"], info["usable_bytes"]
-    if total is None or total <= 0 or usable is None or usable < 0:
-        return ("dir", path)
-    return ("volume", total, usable)
+# Two figures of one filesystem read a moment apart: the same total bytes, the usable bytes this close (other
+# files are written between two dirs' answers).
+SHARED_FILESYSTEM_SLACK = 64 << 20
+
+
+def same_filesystem(first, second):
+    """Whether two (total bytes, usable bytes) figures of one broker's dirs are of one filesystem."""
+    return first[0] == second[0] and abs(first[1] - second[1]) <= SHARED_FILESYSTEM_SLACK
+
+
+def volumes(dirs):
+    """{path: volume} of one broker's dirs ({path: {"total_bytes", "usable_bytes"}}, None when not reported).
+
+    A volume is ("volume", total, usable) of the first dir (by path) of a filesystem; a later dir joins the first
+    volume it is the same filesystem as (same_filesystem). A dir that does not report its size is ("dir", path).
+    Every count of a broker's disks goes through here, so that a filesystem counts once wherever it is counted.
+    """
+    found, seen = {}, []
+    for path in sorted(dirs):
+        total, usable = dirs[path]["total_bytes"], dirs[path]["usable_bytes"]
+        if total is None or total <= 0 or usable is None or usable < 0:
+            found[path] = ("dir", path)
+            continue
+        joined = [volume for volume in seen if same_filesystem(volume[1:], (total, usable))]
+        if not joined:
+            joined = [("volume", total, usable)]
+            seen.append(joined[0])
+        found[path] = joined[0]
+    return found
 
 
 class _Broker(object):
@@ -93,17 +150,18 @@ class _Broker(object):
         self.max_disk_fill = max_disk_fill
         self.open = sorted(path for path, info in self.dirs.items()
                            if info["online"] and not info["cordoned"] and path not in self.evacuate)
-        self.volume = dict((path, _volume(info, path)) for path, info in self.dirs.items())
+        self.volume = volumes(self.dirs)
         self.volume_total, self.volume_used = {}, {}
-        for path, info in self.dirs.items():
-            if self.volume[path][0] == "volume":
-                self.volume_total[self.volume[path]] = info["total_bytes"]
-                self.volume_used[self.volume[path]] = info["total_bytes"] - info["usable_bytes"]
+        for volume in self.volume.values():
+            if volume[0] == "volume":
+                self.volume_total[volume] = volume[1]
+                self.volume_used[volume] = volume[1] - volume[2]
         open_volumes = [self.volume[path] for path in self.open]
         self.weights = ("capacity" if open_volumes and all(volume[0] == "volume" for volume in open_volumes)
                         and len(set(open_volumes)) == len(open_volumes) else "bytes")
         self.where = dict((key, replica["dir"]) for key, replica in self.replicas.items())
-        self.replica_bytes = dict((path, 0) for path in self.dirs)
+        # Bytes a dir holds besides the replicas listed (planning offline from a dir's bytes alone); they stay.
+        self.replica_bytes = dict((path, info.get("other_bytes", 0)) for path, info in self.dirs.items())
         for replica in self.replicas.values():
             self.replica_bytes[replica["dir"]] += replica["bytes"]
 
@@ -146,6 +204,19 @@ class _Broker(object):
             if self.volume[path] in self.volume_used:
                 self.volume_used[self.volume[path]] += size
         self.where[key] = path
+
+    def change(self, path, size):
+        """The dir gains size bytes (loses them when negative) from another broker: a copy arrives or leaves."""
+        self.replica_bytes[path] += size
+        if self.volume[path] in self.volume_used:
+            self.volume_used[self.volume[path]] += size
+
+    def arrival_room(self, path):
+        """Bytes the dir may still gain from another broker below max_disk_fill; None when not limited."""
+        volume = self.volume[path]
+        if volume not in self.volume_used:
+            return None
+        return int(self.max_disk_fill * self.volume_total[volume]) - self.volume_used[volume]
 
     def loads(self):
         return dict((path, self.load(path)) for path in self.dirs)
@@ -290,12 +361,12 @@ def order_moves(moves, brokers, max_moves_per_broker, max_disk_fill):
     """
     used, total, volume_of = {}, {}, {}
     for broker_id, state in brokers.items():
-        for path, info in state["dirs"].items():
-            volume = (broker_id,) + _volume(info, path)
+        for path, volume in volumes(state["dirs"]).items():
+            volume = (broker_id,) + volume
             volume_of[(broker_id, path)] = volume
             if volume[1] == "volume":
-                total[volume] = info["total_bytes"]
-                used[volume] = info["total_bytes"] - info["usable_bytes"]
+                total[volume] = volume[2]
+                used[volume] = volume[2] - volume[3]
     peaks = dict(used)
     batches, remaining = [], list(moves)
     while remaining:
@@ -335,3 +406,107 @@ def order_moves(moves, brokers, max_moves_per_broker, max_disk_fill):
         if volume in peaks:
             by_broker.setdefault(broker_id, {})[path] = peaks[volume]
     return batches, by_broker
+
+
+def place_arrivals(brokers, arrivals, departures=(), max_disk_fill=0.85):
+    """The dirs for the replicas a reassignment copies onto brokers with several log dirs (module docstring).
+
+    brokers: {broker id: {"dirs", "replicas"}} as plan_log_dirs takes them; brokers with fewer than two dirs are
+    left to Kafka. arrivals: {(topic, partition, broker): bytes} of the replicas copied onto a broker;
+    departures: the (topic, partition, broker) whose replicas the reassignment removes.
+
+    Returns {"dirs": {(topic, partition, broker): path} of the replicas whose broker has two or more open dirs,
+    "brokers": {broker id: {"weights", "dirs": {path: {open, bytes_before, bytes_after, fill_before, fill_after,
+    replicas_placed}}}}}, fills those of each dir's volume (None when not reported); raises LogDirPlanError
+    (field max_disk_fill) naming the broker, the partition, its bytes and each open dir's room when no open dir
+    of the broker can take a replica.
+    """
+    chosen, summary = {}, {}
+    # Sorted out by broker once: a plan may hold a million partitions over hundreds of brokers.
+    leaving, coming_to = {}, {}
+    for topic, partition, owner in departures:
+        leaving.setdefault(owner, []).append((topic, partition))
+    for key, size in arrivals.items():
+        coming_to.setdefault(key[2], []).append((size, key))
+    for broker_id in sorted(brokers):
+        if len(brokers[broker_id]["dirs"]) < 2:
+            continue
+        broker = _Broker(broker_id, brokers[broker_id], (), max_disk_fill)
+        bytes_before = dict(broker.replica_bytes)
+        fill_before = dict((path, broker.volume_fill(path)) for path in broker.dirs)
+        # The end state counts, as for the brokers' disks: the replicas leaving first, then those arriving.
+        # Replicas per dir: among dirs equally full after a copy (empty partitions fill nothing), the one holding
+        # the fewest takes it, as Kafka would choose, so new partitions do not all grow in one dir.
+        held = dict((path, 0) for path in broker.dirs)
+        for path in broker.where.values():
+            held[path] += 1
+        for key in leaving.get(broker_id, ()):
+            if key in broker.where:
+                broker.change(broker.where[key], -broker.replicas[key]["bytes"])
+                held[broker.where[key]] -= 1
+        placed = dict((path, 0) for path in broker.dirs)
+        # Largest first, ties by name: the same input gives the same dirs, and small replicas even out what the
+        # large ones leave.
+        for size, key in sorted(coming_to.get(broker_id, ()), key=lambda item: (-item[0], item[1])):
+            fitting = [path for path in broker.open
+                       if broker.arrival_room(path) is None or broker.arrival_room(path) >= size]
+            if not fitting:
+                rooms = ", ".join("%s can take %s more" % (path, size_text(max(0, broker.arrival_room(path))))
+                                  for path in broker.open)
+                raise LogDirPlanError("max_disk_fill", "no open log dir of broker %d can take %s-%d (%s): its open "
+                                      "log dirs must stay at or below max_disk_fill %s of their volume, and %s. Free "
+                                      "space there, add a disk, or leave broker %d out of broker_list"
+                                      % (broker_id, key[0], key[1], size_text(size), max_disk_fill,
+                                         rooms or "it has none (every dir offline or cordoned)", broker_id))
+            target = min(fitting, key=lambda path: ((broker.load(path) + size) / float(broker.weight(path)),
+                                                    held[path], path))
+            broker.change(target, size)
+            placed[target] += 1
+            held[target] += 1
+            if len(broker.open) > 1:
+                chosen[key] = target
+        summary[broker_id] = dict(weights=broker.weights, dirs=dict(
+            (path, dict(open=path in broker.open, bytes_before=bytes_before[path],
+                        bytes_after=broker.replica_bytes[path], fill_before=fill_before[path],
+                        fill_after=broker.volume_fill(path), replicas_placed=placed[path]))
+            for path in sorted(broker.dirs)))
+    return dict(dirs=chosen, brokers=summary)
+
+
+def add_log_dirs(plan, rollback_plan, brokers, sizes, max_disk_fill=0.85):
+    """Put Kafka's "log_dirs" into the entries of a reassignment plan and its rollback plan; returns the dirs'
+    figures, [{broker, log_dir, open, bytes_before, bytes_after, fill_before, fill_after, replicas_placed}] of
+    the brokers with two or more log dirs.
+
+    plan and rollback_plan: Kafka's JSON, the same partitions in the same order (as the planner returns them).
+    brokers: the brokers' dirs and replicas (place_arrivals); sizes: {topic: {partition: bytes}}, each partition's
+    largest replica, the size of a copy. An entry gets log_dirs only when it names a dir: "any" elsewhere (a
+    replica that stays, a broker left to Kafka), so a plan without a dir to choose is unchanged. The rollback
+    names, for each replica the plan removes from a broker with several dirs, the dir it is in now where that is
+    known and open: rolled back, the replica returns where it was.
+    """
+    arrivals, departures = {}, []
+    for entry, before in zip(plan["partitions"], rollback_plan["partitions"], strict=True):
+        topic, partition = entry["topic"], entry["partition"]
+        for broker in entry["replicas"]:
+            if broker not in before["replicas"]:
+                arrivals[(topic, partition, broker)] = sizes.get(topic, {}).get(partition, 0)
+        departures.extend((topic, partition, broker) for broker in before["replicas"]
+                          if broker not in entry["replicas"])
+    placed = place_arrivals(brokers, arrivals, departures, max_disk_fill)
+    for entry, before in zip(plan["partitions"], rollback_plan["partitions"], strict=True):
+        key = (entry["topic"], entry["partition"])
+        dirs = [placed["dirs"].get(key + (broker,), "any") for broker in entry["replicas"]]
+        if any(path != "any" for path in dirs):
+            entry["log_dirs"] = dirs
+        back = []
+        for broker in before["replicas"]:
+            state = brokers.get(broker, {})
+            where = state.get("replicas", {}).get(key, {}).get("dir")
+            info = state.get("dirs", {}).get(where)
+            returning = broker not in entry["replicas"] and len(state.get("dirs", {})) > 1
+            back.append(where if returning and info and info["online"] and not info["cordoned"] else "any")
+        if any(path != "any" for path in back):
+            before["log_dirs"] = back
+    return [dict(broker=broker, log_dir=path, **figures) for broker, summary in sorted(placed["brokers"].items())
+            for path, figures in sorted(summary["dirs"].items())]

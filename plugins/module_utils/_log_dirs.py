@@ -27,12 +27,11 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._broker_configs i
     alter_dynamic_configs,
     read_dynamic_configs,
 )
-from ansible_collections.kafkaops.cluster.plugins.module_utils._cluster import read_brokers
+from ansible_collections.kafkaops.cluster.plugins.module_utils._cluster import log_dir_state, read_brokers
 from ansible_collections.kafkaops.cluster.plugins.module_utils._input_errors import InputError
 from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin import (
     KafkaAdminError,
     describe_error,
-    error_name,
 )
 from ansible_collections.kafkaops.cluster.plugins.module_utils._log_dir_planner import (
     order_moves,
@@ -114,29 +113,11 @@ def check_log_dirs_inputs(module):
 
 def read_log_dirs(client, broker_ids, topics=None):
     """{broker: {"dirs": {path: {total_bytes, usable_bytes, online, cordoned}}, "replicas": {(topic, partition):
-    {dir, bytes}}, "future": {(topic, partition): {dir, bytes}}}} from one DescribeLogDirs round.
+    {dir, bytes}}, "future": {(topic, partition): {dir, bytes}}}} from one DescribeLogDirs round (log_dir_state).
 
-    A dir the broker cannot read (KAFKA_STORAGE_ERROR) is offline and lists no replica. Sizes of -1 (Kafka
-    before 3.3) become None. A future replica is the copy AlterReplicaLogDirs is making; it replaces the
-    current one once it has caught up. topics: {topic: [partitions]} to read only those (all when None).
+    topics: {topic: [partitions]} to read only those (all when None).
     """
-    state = {}
-    for answer in client.describe_log_dirs(topics, brokers=list(broker_ids)):
-        dirs, replicas, future = {}, {}, {}
-        for log_dir in answer.get("log_dirs", []):
-            path = log_dir["log_dir"]
-            total, usable = log_dir.get("total_bytes", -1), log_dir.get("usable_bytes", -1)
-            dirs[path] = dict(total_bytes=total if total is not None and total >= 0 else None,
-                              usable_bytes=usable if usable is not None and usable >= 0 else None,
-                              online=not log_dir.get("error_code"), cordoned=bool(log_dir.get("is_cordoned")),
-                              error=error_name(log_dir.get("error_code")))
-            for topic in log_dir.get("topics", []):
-                for partition in topic.get("partitions", []):
-                    held = future if partition.get("is_future_key") else replicas
-                    held[(topic["name"], partition["partition_index"])] = dict(
-                        dir=path, bytes=partition["partition_size"])
-        state[answer["broker"]] = dict(dirs=dirs, replicas=replicas, future=future)
-    return state
+    return log_dir_state(client.describe_log_dirs(topics, brokers=list(broker_ids)))
 
 
 def read_metadata_level(client):

@@ -131,6 +131,15 @@ With ``balance="bytes"`` the modes restrict the bytes balance the same way (_byt
 placements"); its ``bytes_moved_lower_bound`` is then a bound among the plans of the mode, and for
 remove and fix_offline it is met exactly (the bytes of the replicas placed). demote copies no bytes.
 
+Log dirs
+--------
+A plan says which brokers hold each partition. On a broker with several log dirs (JBOD) the module then
+names, in Kafka's ``log_dirs`` beside ``replicas``, the dir each copy onto that broker goes to
+(_log_dir_planner, "Dirs for the replicas a reassignment copies in": the open dir least full after taking it,
+within ``max_disk_fill``, the largest copies first; by replicas too, the dirs then allowed up to their size).
+That choice moves no replica between brokers, so every figure and bound above is unchanged by it, and entries
+that name no dir are left as this module returns them.
+
 Determinism and speed
 ---------------------
 Every collection is sorted before it is walked, or walked in an order built from sorted ones; no

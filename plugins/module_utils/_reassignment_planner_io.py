@@ -23,11 +23,11 @@ import os
 from ansible_collections.kafkaops.cluster.plugins.module_utils._cluster import (
     current_assignment,
     read_brokers,
-    SHARED_FILESYSTEM_SLACK,
     read_disk_usage,
     read_reassignments,
     read_topics,
 )
+from ansible_collections.kafkaops.cluster.plugins.module_utils._log_dir_planner import add_log_dirs, same_filesystem
 from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_planner import (
     PlanError,
     assignment_from_kafka_json,
@@ -134,6 +134,8 @@ def cluster_inputs(client, topics):
 
 # One partition of a plan file, laid out as json.dumps(indent=2, sort_keys=True) lays it out.
 _ENTRY = '    {\n      "partition": %d,\n      "replicas": [\n        %s\n      ],\n      "topic": %s\n    }'
+# The same with Kafka's log_dirs, which sorts first.
+_DIRS = '    {\n      "log_dirs": [\n        %s\n      ],\n' + _ENTRY[6:]
 
 
 def kafka_json_text(document):
@@ -149,7 +151,12 @@ def kafka_json_text(document):
         encoded = topics.get(topic)
         if encoded is None:
             encoded = topics[topic] = json.dumps(topic)
-        entries.append(_ENTRY % (entry["partition"], ",\n        ".join(map(str, entry["replicas"])), encoded))
+        replicas = ",\n        ".join(map(str, entry["replicas"]))
+        if "log_dirs" in entry:
+            dirs = ",\n        ".join(json.dumps(path) for path in entry["log_dirs"])
+            entries.append(_DIRS % (dirs, entry["partition"], replicas, encoded))
+        else:
+            entries.append(_ENTRY % (entry["partition"], replicas, encoded))
     partitions = "[\n%s\n  ]" % ",\n".join(entries) if entries else "[]"
     return '{\n  "partitions": %s,\n  "version": %d\n}\n' % (partitions, document["version"])
 
@@ -196,10 +203,7 @@ def _int_key(key, option, what):
         raise PlanError(option, "keys are %s, not %r" % (what, key)) from None
 
 
-# Brokers whose log dirs report the same total bytes and used bytes within this many bytes of each other
-# sit on one filesystem (containers or processes on one host): what else that disk holds is not theirs.
-
-BYTE_OPTIONS = ("partition_sizes", "partition_sizes_file", "broker_capacities", "max_disk_fill")
+BYTE_OPTIONS = ("partition_sizes", "partition_sizes_file", "broker_capacities", "log_dirs", "max_disk_fill")
 AUTO_FROM_CLUSTER = "auto: the partitions' sizes read from the cluster (DescribeLogDirs)"
 
 
@@ -227,16 +231,19 @@ def choose_balance(params, offline):
 
 
 def shared_filesystem(disks, brokers, replica_bytes):
-    """Whether the brokers' log dirs look like one filesystem: two or more brokers, the same total bytes, used
-    bytes within SHARED_FILESYSTEM_SLACK of each other, and each disk holding at least replica_bytes (the bytes
-    of every replica of the selected partitions, on all brokers together). Brokers on one host always agree
-    so; separate disks cannot, as each would hold every broker's replicas (full disks of one size included)."""
+    """Whether the brokers' log dirs look like one filesystem: two or more brokers, the fullest and the emptiest
+    disk one filesystem by the log dir planner's rule (same_filesystem: the same total bytes, used bytes within
+    SHARED_FILESYSTEM_SLACK) and every other of the same total, and each disk holding at least replica_bytes (the
+    bytes of every replica of the selected partitions, on all brokers together). Brokers on one host always
+    agree so; separate disks cannot, as each would hold every broker's replicas (full disks of one size
+    included)."""
     reported = [disks[broker] for broker in brokers if broker in disks]
     if len(reported) < 2 or len(reported) < len(brokers):
         return False
-    used = [disk["used_bytes"] for disk in reported]
-    return (len(set(disk["total_bytes"] for disk in reported)) == 1
-            and max(used) - min(used) <= SHARED_FILESYSTEM_SLACK and min(used) >= replica_bytes)
+    figures = sorted((disk["total_bytes"], disk["total_bytes"] - disk["used_bytes"]) for disk in reported)
+    return (figures[0][0] == figures[-1][0] and same_filesystem(min(figures, key=lambda item: item[1]),
+                                                                max(figures, key=lambda item: item[1]))
+            and min(disk["used_bytes"] for disk in reported) >= replica_bytes)
 
 
 def byte_inputs(params, offline, balance):
@@ -276,6 +283,59 @@ def byte_inputs(params, offline, balance):
     return sizes, capacities
 
 
+def log_dirs_option(items):
+    """The log_dirs option checked before connecting: {broker: {path: entry}}, or PlanError naming the entry.
+
+    Each entry as the option gives it (kafka_cluster_info's log_dirs, with cordoned and partitions besides);
+    log_dir_state() turns it into the brokers' dirs once the partitions' sizes are known.
+    """
+    if items is None:
+        return None
+    checked = {}
+    for index, item in enumerate(items):
+        where = "log_dirs[%d]" % index
+        path = item["log_dir"]
+        if not path.startswith("/") or path != path.strip():
+            raise PlanError(where + ".log_dir", "an absolute path as the broker lists it in log.dirs, not %r"
+                            % (path,))
+        path = path.rstrip("/") or "/"
+        dirs = checked.setdefault(item["broker"], {})
+        if path in dirs:
+            raise PlanError(where, "broker %d's %s is listed twice" % (item["broker"], path))
+        for name in ("bytes", "total_bytes", "usable_bytes"):
+            if item[name] is not None and item[name] < 0:
+                raise PlanError("%s.%s" % (where, name), "bytes (0 or more), not %d; leave it out where unknown"
+                                % item[name])
+        partitions = {}
+        for topic, numbers in (item["partitions"] or {}).items():
+            if not isinstance(numbers, list) or not all(
+                    isinstance(number, int) and not isinstance(number, bool) for number in numbers):
+                raise PlanError(where + ".partitions", "topic %s: a list of partition numbers" % (topic,))
+            partitions[str(topic)] = numbers
+        dirs[path] = dict(item, log_dir=path, partitions=partitions)
+    return checked
+
+
+def log_dir_state(checked, sizes):
+    """The brokers' dirs and replicas (as DescribeLogDirs gives them, _cluster.log_dir_state) of the checked
+    log_dirs option: a listed partition's replica holds its size, and what else a dir's bytes count stays."""
+    state = {}
+    for broker, dirs in checked.items():
+        replicas, described = {}, {}
+        for path, item in dirs.items():
+            listed = 0
+            for topic, numbers in item["partitions"].items():
+                for number in numbers:
+                    size = sizes.get(topic, {}).get(number, 0)
+                    replicas[(topic, number)] = dict(dir=path, bytes=size)
+                    listed += size
+            described[path] = dict(total_bytes=item["total_bytes"], usable_bytes=item["usable_bytes"],
+                                   online=not item["error_code"], cordoned=item["cordoned"],
+                                   other_bytes=max(0, (item["bytes"] or 0) - listed))
+        state[broker] = dict(dirs=described, replicas=replicas)
+    return state
+
+
 def check_plan_inputs(module):
     """The options the planner takes, checked before connecting; offline runs also get their assignment.
 
@@ -300,7 +360,8 @@ def check_plan_inputs(module):
     balance, why = choose_balance(params, offline is not None)
     sizes, capacities = byte_inputs(params, offline is not None, balance)
     return dict(topics=topics, broker_list=broker_list, offline=offline, sizes=sizes, capacities=capacities,
-                balance=balance, balance_why=why, offline_replicas=offline_replicas)
+                balance=balance, balance_why=why, offline_replicas=offline_replicas,
+                log_dirs=log_dirs_option(params["log_dirs"]))
 
 
 def offline_replicas_option(value):
@@ -314,6 +375,32 @@ def offline_replicas_option(value):
         checked[str(topic)] = dict((_int_key(partition, "offline_replicas", "partition numbers"),
                                     broker_list_option(brokers)) for partition, brokers in partitions.items())
     return checked
+
+
+def name_log_dirs(client, planned, inputs, assignment, balance, dirs, sizes, max_disk_fill):
+    """Name in the plans the dirs of the copies onto brokers with several log dirs (add_log_dirs), and put the
+    dirs' figures in the summary; Kafka alone would put each copy in the dir holding the fewest partitions.
+
+    dirs and sizes: the brokers' dirs and the partitions' sizes the run read already (None when it did not). By
+    bytes they come from the cluster or the options; by replicas the cluster is read once more, only when the
+    plan copies a replica, and a dir may fill up to its size (that balance weighs no bytes: max_disk_fill goes
+    with bytes). Planning offline by replicas there are no dirs to name.
+    """
+    dirs_from = "DescribeLogDirs"
+    if inputs.get("log_dirs") is not None:
+        dirs, dirs_from = log_dir_state(inputs["log_dirs"], sizes), "log_dirs"
+    if balance == "replicas":
+        max_disk_fill = 1.0
+        copying = any(set(entry["replicas"]) - set(before["replicas"]) for entry, before in zip(
+            planned["plan"]["partitions"], planned["rollback_plan"]["partitions"], strict=True))
+        if inputs["offline"] is not None or not copying:
+            return
+        if dirs is None:
+            sizes, unused_disks, unused_unread, dirs = read_disk_usage(client, dict(
+                (topic, sorted(partitions)) for topic, partitions in assignment.items()))
+    if dirs and any(len(held["dirs"]) > 1 for held in dirs.values()):
+        planned["summary"].update(log_dirs_from=dirs_from, log_dirs=add_log_dirs(
+            planned["plan"], planned["rollback_plan"], dirs, sizes or {}, check_max_disk_fill(max_disk_fill)))
 
 
 def run_reassignment_plan(module, client, inputs):
@@ -333,7 +420,7 @@ def run_reassignment_plan(module, client, inputs):
             offline_replicas = read_offline
     sizes, capacities = inputs.get("sizes"), inputs.get("capacities")
     balance, why = inputs["balance"], inputs["balance_why"]
-    sources, sizes_unread = {}, False
+    sources, sizes_unread, dirs, read_sizes = {}, False, None, None
     # demote moves no data: no sizes to read.
     if balance == "bytes" and mode != "demote":
         given = "partition_sizes_file" if params["partition_sizes_file"] is not None else "partition_sizes"
@@ -341,8 +428,8 @@ def run_reassignment_plan(module, client, inputs):
                        capacities_from="broker_capacities" if capacities is not None else None)
         if inputs["offline"] is None and (sizes is None or capacities is None):
             # One DescribeLogDirs round gives both: the largest replica of each partition, and the disks.
-            read_sizes, disks, unread = read_disk_usage(client, dict((topic, sorted(partitions))
-                                                                     for topic, partitions in assignment.items()))
+            read_sizes, disks, unread, dirs = read_disk_usage(client, dict(
+                (topic, sorted(partitions)) for topic, partitions in assignment.items()))
             if unread and sizes is None:
                 cause = ("broker(s) %s answered DescribeLogDirs with no log dir: the login lacks Describe on the "
                          "Cluster resource, so the partitions' sizes cannot be read" % ", ".join(map(str, unread)))
@@ -377,6 +464,11 @@ def run_reassignment_plan(module, client, inputs):
                                 new_brokers=params["new_brokers"], demote_brokers=params["demote_brokers"],
                                 offline_replicas=offline_replicas)
     planned["summary"].update(sources, balance_chosen=why)
+    if mode != "demote":
+        # Brokers on one host: the bytes balance sets no limit on a disk that is none of theirs, nor do the dirs.
+        one_host = (sources.get("capacities_from") or "").startswith("none")
+        name_log_dirs(client, planned, inputs, assignment, balance, dirs, sizes if balance == "bytes" else read_sizes,
+                      1.0 if one_host else params["max_disk_fill"])
     return_plan = params["return_plan"] if params["return_plan"] is not None else not params["dest"]
     # Built apart and handed over at the end: a failed run reports only what went wrong.
     result = dict(changed=False, summary=planned["summary"])

@@ -24,6 +24,7 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._cluster import (
     THROTTLE_RATE_KEYS,
     THROTTLED_REPLICAS_KEYS,
     TOPIC_OVERRIDE_SOURCE,
+    read_brokers,
 )
 from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin import (
     KafkaAdminError,
@@ -129,7 +130,7 @@ class Throttle(object):
                 self.topic_had_override[(name, key)] = entry.get("config_source") == TOPIC_OVERRIDE_SOURCE and (
                     not items or bool(set(items) - owned))
                 left_on.update(int(item.split(":")[1]) for item in owned if item.split(":")[1].isdigit())
-        brokers = sorted(set(_plan_brokers(self.plan_entries)) | set(throttled_brokers))
+        brokers = sorted(set(self._live(_plan_brokers(self.plan_entries))) | set(throttled_brokers))
         for name, entries in (self._describe(ConfigResourceType.BROKER, brokers).items() if brokers else ()):
             set_now = dict((key, entries[key]["value"]) for key in BROKER_RATE_KEYS if key in entries
                            and entries[key].get("config_source") == "DYNAMIC_BROKER_CONFIG")
@@ -147,8 +148,14 @@ class Throttle(object):
         topics = sorted(set(name for (name, unused), owned in self.topic_added.items() if owned))
         return dict(brokers=sorted(self.broker_before), topics=topics)
 
+    def _live(self, brokers):
+        """The brokers that can take a rate: a broker that is down (mode fix_offline moves replicas off one)
+        copies nothing, and its configs can only be changed through itself."""
+        live = set(broker["id"] for broker in read_brokers(self.client)["brokers"])
+        return [broker for broker in brokers if broker in live]
+
     def apply(self):
-        brokers = _plan_brokers(self.pending)
+        brokers = self._live(_plan_brokers(self.pending))
         leaders, followers = throttle_entries(self.pending)
         topics = sorted(set(leaders) | set(followers))
         if not brokers or not topics:

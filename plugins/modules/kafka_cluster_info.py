@@ -21,6 +21,7 @@ description:
     cluster can be checked without listing every partition (O(partitions=problems) or O(partitions=none)).
   - Optionally the configs set on each topic, the size of every partition replica on disk
     (DescribeLogDirs), the replication throttles set on brokers and topics, and the consumer groups.
+  - Optionally the TLS certificate each live broker serves, with its expiry, warning of those that expire soon.
   - Speaks the Kafka protocol through kafka-python's admin client, in a few batched requests.
   - Only reads, so it never reports a change and runs the same in check mode.
 author:
@@ -94,6 +95,29 @@ options:
     type: bool
     default: false
     version_added: "0.3.0"
+  include_certificates:
+    description:
+      - Also return the certificate each live broker serves (RV(certificates)), when O(security_protocol) is
+        V(SSL) or V(SASL_SSL) - one TLS handshake to each broker's advertised address on the listener the module
+        connects through, from where the module runs.
+      - The certificate is verified as the connection verifies it (O(ssl_cafile), or the system's CAs without
+        one; the host name unless O(ssl_check_hostname=false)). One that fails verification is still read,
+        with C(verified=false) and why; that is how a wrong or expired certificate shows.
+      - A broker whose certificate cannot be read (no handshake from here) is listed with C(error) and warned of.
+      - With any other O(security_protocol) the brokers serve no certificate there, and the lists are empty.
+      - Read with the standard library only; no package beyond kafka-python is needed.
+    type: bool
+    default: false
+    version_added: "0.5.0"
+  certificate_warn_days:
+    description:
+      - With O(include_certificates), a certificate that expires within this many days (or has expired) is
+        also listed in RV(certificates_expiring) and warned of, naming the broker, its address, the
+        certificate's subject and the date.
+      - At least 0.
+    type: int
+    default: 30
+    version_added: "0.5.0"
 seealso:
   - module: kafkaops.cluster.kafka_topic
   - module: kafkaops.cluster.kafka_consumer_group
@@ -141,6 +165,16 @@ EXAMPLES = r"""
     include_throttles: true
   register: throttled
   failed_when: throttled.throttles.brokers or throttled.throttles.topics
+
+- name: Warn of broker certificates that expire within 60 days
+  kafkaops.cluster.kafka_cluster_info:
+    bootstrap_servers: [kafka1:9093]
+    security_protocol: SSL
+    ssl_cafile: /etc/kafkaops/ca.crt
+    partitions: none
+    include_certificates: true
+    certificate_warn_days: 60
+  register: served
 """
 
 RETURN = r"""
@@ -268,6 +302,28 @@ throttles:
   type: dict
   sample: {brokers: [{id: 1, configs: {leader.replication.throttled.rate: "10485760"}}],
            topics: [{topic: orders, configs: {follower.replication.throttled.replicas: "0:4"}}]}
+certificates:
+  description:
+    - With O(include_certificates), one entry per live broker, sorted by id - C(broker), C(address) (the
+      advertised C(host:port) the handshake went to), C(subject) and C(issuer) (RFC 4514, such as C(CN=kafka1)),
+      C(serial) (upper-case hex), C(not_before) and C(not_after) (ISO 8601, UTC), C(days_left) (whole days until
+      C(not_after), negative once expired), C(expiring) (within O(certificate_warn_days)), C(verified) (whether
+      the certificate passed the connection's verification) and C(verify_error) (why not; null when verified).
+    - A broker whose certificate could not be read has only C(broker), C(address) and C(error).
+    - Empty when O(security_protocol) is not V(SSL) or V(SASL_SSL).
+  returned: when O(include_certificates)
+  type: list
+  elements: dict
+  version_added: "0.5.0"
+  sample: [{broker: 1, address: "kafka1:9093", subject: CN=kafka1, issuer: CN=kafkaops.cluster CA,
+            serial: 3A0F9C21, not_before: "2026-01-05T10:00:00Z", not_after: "2028-04-10T10:00:00Z",
+            days_left: 822, expiring: false, verified: true, verify_error: null}]
+certificates_expiring:
+  description: The entries of RV(certificates) that expire within O(certificate_warn_days) or have expired.
+  returned: when O(include_certificates)
+  type: list
+  elements: dict
+  version_added: "0.5.0"
 consumer_groups:
   description:
     - Every consumer group, sorted by name, each C(group), C(state) (such as V(Stable) or V(Empty); null when
@@ -284,6 +340,7 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._cluster import (
     check_cluster_info_inputs,
     run_cluster_info,
 )
+from ansible_collections.kafkaops.cluster.plugins.module_utils._option_limits import NumberLimit
 
 ARGUMENT_SPEC = dict(
     topics=dict(type="list", elements="str", default=[]),
@@ -293,11 +350,14 @@ ARGUMENT_SPEC = dict(
     include_sizes=dict(type="bool", default=False),
     include_throttles=dict(type="bool", default=False),
     include_consumer_groups=dict(type="bool", default=False),
+    include_certificates=dict(type="bool", default=False),
+    certificate_warn_days=dict(type="int", default=30),
 )
+LIMITS = dict(certificate_warn_days=NumberLimit(minimum=0))
 
 
 def main():
-    KafkaAdminModule(ARGUMENT_SPEC).run(run_cluster_info, check_inputs=check_cluster_info_inputs)
+    KafkaAdminModule(ARGUMENT_SPEC, limits=LIMITS).run(run_cluster_info, check_inputs=check_cluster_info_inputs)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,14 @@ description:
     minimum number of replica moves (every target broker holds the floor or ceiling of the average), reported
     as a proven lower bound.
   - With racks, no two replicas of a partition share a rack wherever there are enough racks.
+  - Brokers with several log dirs (JBOD) - a replica copied onto a broker with two or more open log dirs (online
+    and not cordoned) is placed in a dir - the one least full after taking it among those that stay at or below
+    O(max_disk_fill) (up to their size with O(balance=replicas), or where every broker's dirs report one
+    filesystem, as the bytes balance then sets no limit either), the largest replicas first - and the plan names
+    it in Kafka's C(log_dirs), beside C(replicas). Kafka would put it in the dir holding the fewest partitions,
+    whatever their bytes. The dirs are read from the cluster (DescribeLogDirs; by replicas only when the plan
+    copies a replica) or given with O(log_dirs). Entries name a dir only where there is one to choose, so plans
+    for brokers with one log dir are as before.
   - Orders each partition's replicas so preferred leaders are balanced over the brokers, without moving data.
   - Reads the cluster (brokers, racks, replicas, reassignments in progress) through the Kafka protocol, or plans
     offline from O(current_assignment) or O(current_assignment_file), and O(broker_racks).
@@ -168,11 +176,58 @@ options:
         C(used_bytes) (all the disks hold now, the selected partitions included) - keyed by broker id.
       - When reading a cluster, replaces what DescribeLogDirs reports.
     type: dict
+  log_dirs:
+    description:
+      - With O(balance=bytes), the brokers' log dirs, one entry per broker and dir - as
+        RV(kafkaops.cluster.kafka_cluster_info#module:log_dirs) returns them (with C(include_sizes)), with
+        C(cordoned) and C(partitions) besides. Replicas copied onto a broker with two or more open dirs are placed
+        in one of them (see the description).
+      - Needed to place replicas in dirs when planning offline; when reading a cluster, replaces what
+        DescribeLogDirs reports of the dirs. The balance between brokers still takes their disks from
+        O(broker_capacities) or DescribeLogDirs.
+    type: list
+    elements: dict
+    suboptions:
+      broker:
+        description: The broker's id.
+        type: int
+        required: true
+      log_dir:
+        description: The dir's absolute path, as the broker lists it in C(log.dirs).
+        type: str
+        required: true
+      bytes:
+        description:
+          - What the dir holds of the selected topics; it counts where the dirs' volumes are not known (or are
+            one filesystem), and stays where it is.
+        type: int
+      total_bytes:
+        description: The size of the dir's volume; leave it out when not known.
+        type: int
+      usable_bytes:
+        description: The free bytes of the dir's volume; leave it out when not known.
+        type: int
+      error_code:
+        description: Kafka's error code for the dir; not 0 means the dir is offline and takes no replica.
+        type: int
+        default: 0
+      cordoned:
+        description: The dir is cordoned (C(cordoned.log.dirs), Kafka 4.3+) and takes no replica.
+        type: bool
+        default: false
+      partitions:
+        description:
+          - The partitions with a replica in the dir, as a mapping of topic to a list of partition numbers. A
+            replica the plan removes then frees its bytes there, and the rollback plan puts it back in this dir.
+        type: dict
   max_disk_fill:
     description:
       - With O(balance=bytes) and the disks' sizes known, no target broker may end above this fraction of its
         disks (the selected partitions and everything else they hold). A plan that cannot keep to it is refused,
         naming the brokers and the bytes. Default V(0.85).
+      - A log dir that receives replicas (see O(log_dirs)) may not end above it either - the volume's used bytes
+        over its size, where the broker reports them. A replica no open dir of its broker can take is refused,
+        naming the broker, the partition, its bytes and each dir's room.
     type: float
   return_plan:
     description:
@@ -262,12 +317,19 @@ EXAMPLES = r"""
 
 RETURN = r"""
 plan:
-  description: The partitions that change, with their new replicas, in Kafka's reassignment JSON format.
+  description:
+    - The partitions that change, with their new replicas, in Kafka's reassignment JSON format.
+    - An entry whose new replicas include one copied onto a broker with two or more open log dirs also holds
+      C(log_dirs), one per replica - the dir chosen for it, V(any) for the others (replicas that stay, brokers with
+      one open dir). M(kafkaops.cluster.kafka_reassignment) puts each replica in its dir.
   returned: when O(return_plan) is true, by default when O(dest) is not given
   type: dict
-  sample: {version: 1, partitions: [{topic: topic1, partition: 0, replicas: [4, 1, 2]}]}
+  sample: {version: 1, partitions: [{topic: topic1, partition: 0, replicas: [4, 1, 2], log_dirs: [/data/b, any, any]}]}
 rollback_plan:
-  description: The same partitions with their current replicas.
+  description:
+    - The same partitions with their current replicas.
+    - With C(log_dirs) where a replica the plan removes from a broker with several log dirs sat in a known, open dir -
+      rolled back, it returns there.
   returned: when O(return_plan) is true, by default when O(dest) is not given
   type: dict
 summary:
@@ -292,6 +354,12 @@ summary:
       allows, reaching the same balance, moves fewer replicas (C(lower_bound)) or copies fewer bytes
       (C(bytes_moved_lower_bound)). With V(demote) C(replica_moves) and the bounds are 0 (with bytes,
       C(bytes_moved) too).
+    - With brokers with two or more log dirs, C(log_dirs) - one row per dir of those brokers, with
+      C(broker), C(log_dir), C(open), C(bytes_before) and C(bytes_after) (the selected partitions' bytes in the
+      dir, and what else O(log_dirs) counts there; after the plan with the copies in their chosen dirs and the
+      removed replicas gone), C(fill_before) and C(fill_after) (its volume's used bytes over its size, null when
+      not reported), C(replicas_placed) - and C(log_dirs_from) (V(DescribeLogDirs) or V(log_dirs)). The choice of
+      dirs copies no byte between brokers, so C(bytes_moved) and its bound are those of the plan without it.
   returned: always
   type: dict
 dest:
@@ -330,6 +398,10 @@ ARGUMENT_SPEC = dict(
     partition_sizes_file=dict(type="path"),
     broker_capacities=dict(type="dict"),
     max_disk_fill=dict(type="float"),
+    log_dirs=dict(type="list", elements="dict", options=dict(
+        broker=dict(type="int", required=True), log_dir=dict(type="str", required=True), bytes=dict(type="int"),
+        total_bytes=dict(type="int"), usable_bytes=dict(type="int"), error_code=dict(type="int", default=0),
+        cordoned=dict(type="bool", default=False), partitions=dict(type="dict"))),
 )
 LIMITS = dict(replication_factor=NumberLimit(minimum=1))
 

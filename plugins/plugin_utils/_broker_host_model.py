@@ -5,8 +5,10 @@
 and log in, and what is wrong with the settings, from the role's variables as plain data.
 
 The role publishes it once per host (preflight.yml) and its tasks and templates read it, so that a path or
-a rule is written here only. No I/O: whether a file exists on the controller is asked through the
-file_exists function the caller passes (the filter gives os.path.isfile, the tests a set's membership).
+a rule is written here only. No I/O: whether a file exists on the controller, and whether a provided
+certificate is its key's, are asked through the file_exists and key_problem functions the caller passes
+(the filter gives os.path.isfile and plugin_utils/_tls_files.py's certificate_key_problem, the tests
+stand-ins).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -14,6 +16,7 @@ from __future__ import absolute_import, division, print_function
 
 import re
 
+from ansible_collections.kafkaops.cluster.plugins.module_utils._features import pin_problems
 from ansible_collections.kafkaops.cluster.plugins.plugin_utils._kafka_list_values import is_kafka_list_value
 
 METADATA_MODES = ("zookeeper", "migration", "kraft")
@@ -93,7 +96,7 @@ def missing_files(paths, file_exists):
     return unset + absent
 
 
-def host_model(inputs, settings, cluster, file_exists):
+def host_model(inputs, settings, cluster, file_exists, key_problem):
     """The host model of the kafka_broker role for one host.
 
     inputs: the role's typed inputs (lookup role_inputs). settings: its text settings, each under its
@@ -101,6 +104,9 @@ def host_model(inputs, settings, cluster, file_exists):
     kafka_broker_instances completes them), play_hosts, controller_hosts (the kafka_controller group),
     host_addresses and host_instances (by host of kafka_broker_hosts, what it noted in this play: its
     INTERNAL address and its instances; a host that noted nothing yet is not there).
+    file_exists(path): whether a file is there on the controller. key_problem(certificate variable, path, key
+    variable, path): why a provided certificate is not its key's, or None; asked only once every provided
+    TLS file is there.
     """
     text = {name: _text(value) for name, value in settings.items()}
     mode = text["kafka_broker_metadata_mode"]
@@ -141,6 +147,10 @@ def host_model(inputs, settings, cluster, file_exists):
     external = text["kafka_broker_external_security_protocol"]
     tls["clients"] = ([text["kafka_broker_admin_user"]]
                       if uses_ssl(external) and text["kafka_broker_external_ssl_client_auth"] != "none" else [])
+    # The certificates the role deploys or logs in with, by what they are, for the expiry warning (lookup
+    # certificate_expiry; the admin client's only where it was issued or provided).
+    tls["expiry_files"] = {"CA certificate": tls["source"]["ca"], "host certificate": tls["source"]["cert"],
+                           "admin client certificate": tls["source"]["admin_cert"]}
     paths = {
         # The brokers' ZooKeeper login (JAAS Client section), named in their units.
         "zookeeper_jaas": config_dir + "/zookeeper-client.jaas",
@@ -195,7 +205,7 @@ def host_model(inputs, settings, cluster, file_exists):
     }
     model.update(replication)
     model["host_state"] = _host_state(instances, kraft, paths)
-    problems.extend(_problems(inputs, text, model, cluster, file_exists))
+    problems.extend(_problems(inputs, text, model, cluster, file_exists, key_problem))
     model["problems"] = problems
     return model
 
@@ -399,14 +409,17 @@ def _replication(inputs, text, broker_count):
             "internal_topics_replication_factor": factor("kafka_broker_internal_topics_replication_factor")}
 
 
-def _problems(inputs, text, model, cluster, file_exists):
+def _problems(inputs, text, model, cluster, file_exists, key_problem):
     """What preflight refuses, each a sentence naming the variable and the reason (in the words its asserts
     used before they were one), before anything changes."""
     found = []
     found.extend(_cluster_problems(inputs, model))
+    # Pinned feature levels that are no feature name or level at all (the kafka_features module's own rules;
+    # what the brokers support it checks when playbooks/upgrade.yml finalizes them, after the roll).
+    found.extend(pin_problems(inputs.get("kafka_broker_features"), "kafka_broker_features"))
     found.extend(_mode_problems(inputs, text, model, cluster))
     found.extend(_size_problems(inputs, text))
-    found.extend(_security_problems(inputs, text, model, file_exists))
+    found.extend(_security_problems(inputs, text, model, file_exists, key_problem))
     return found
 
 
@@ -482,7 +495,7 @@ def _size_problems(inputs, text):
             % (heap, partitions)]
 
 
-def _security_problems(inputs, text, model, file_exists):
+def _security_problems(inputs, text, model, file_exists, key_problem):
     found = []
     listeners = model["listeners"]
     if (any(listener["protocol"] not in PROTOCOLS for listener in listeners)
@@ -514,8 +527,7 @@ def _security_problems(inputs, text, model, file_exists):
             "(%s) needs kafka_broker_jmx_password and kafka_broker_jmx_tls_keystore_password"
             % (inter_broker, admin, text["kafka_broker_jmx_bind_address"], jmx_tls))
     if model["uses_tls"] and text["kafka_broker_tls_certificates"] == "provided":
-        missing = missing_files({name: text[name] for name in (
-            "kafka_broker_tls_ca_file", "kafka_broker_tls_cert_file", "kafka_broker_tls_key_file")}, file_exists)
+        missing = _tls_file_problems(text, file_exists, key_problem)
         if missing:
             found.append("An SSL listener (or kafka_broker_jmx_tls) needs a CA, a certificate and a key: "
                          + "; ".join(missing))
@@ -531,6 +543,20 @@ def _security_problems(inputs, text, model, file_exists):
                      "client would be denied; or add User:ANONYMOUS to kafka_broker_super_users knowingly"
                      % " and ".join(anonymous))
     return found
+
+
+def _tls_file_problems(text, file_exists, key_problem):
+    """The provided TLS files as the filter tls_file_problems sees them: first those not set or not there; when
+    all are, whether the certificate is its key's (a certificate of another key would only fail at the brokers'
+    first handshake, after the files were written)."""
+    paths = {name: text[name] for name in (
+        "kafka_broker_tls_ca_file", "kafka_broker_tls_cert_file", "kafka_broker_tls_key_file")}
+    missing = missing_files(paths, file_exists)
+    if missing:
+        return missing
+    mismatch = key_problem("kafka_broker_tls_cert_file", paths["kafka_broker_tls_cert_file"],
+                           "kafka_broker_tls_key_file", paths["kafka_broker_tls_key_file"])
+    return [mismatch] if mismatch else []
 
 
 def _password_problems(text):

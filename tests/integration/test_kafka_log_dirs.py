@@ -2,23 +2,34 @@
 
 The kraft scenario gives broker 2 a second log dir on Kafka 4.4, whose metadata version can cordon a dir
 (KIP-1066). A topic's replicas are placed in the first dir with a plan's log_dirs, the dir is evacuated under a
-throttle (cordoned first, so nothing new lands there), a new topic is shown to stay out of it, and it is
-uncordoned and the dirs balanced again. Bad input is refused before anything changes.
+throttle while the steady producer writes to that topic (cordoned first, so nothing new lands there; every
+record it acknowledged is read back afterwards), a new topic is shown to stay out of it, and it is uncordoned
+and the dirs balanced again. A plan of kafka_reassignment_plan that moves replicas onto the broker names the dir
+for each, and they land there. Bad input is refused before anything changes.
 """
 
 import json
 import os
+import signal
+import subprocess
+import sys
 import time
 import uuid
 
 import pytest
-from kafka import KafkaAdminClient, KafkaProducer
+from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer, TopicPartition
 from kafka.admin import ConfigResource, ConfigResourceType
+
+from kafkaops_verify.manifests import manifest_ranges
+from kafkaops_verify.records import RecordFormatError, decode_value
 
 CORDON_KEY = "cordoned.log.dirs"
 COPY_THROTTLE_KEY = "replica.alter.log.dirs.io.max.bytes.per.second"
 PARTITIONS = 4
 MEGABYTES_PER_PARTITION = 2
+# The folder holding the verify jobs' package: python -m runs the steady producer from there, as the role does.
+JOBS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                    "roles", "kafka_verify", "files")
 
 
 @pytest.fixture(scope="module")
@@ -67,6 +78,16 @@ def _until(condition, seconds):
     return False
 
 
+def _fill(bootstrap_servers, client_settings, name):
+    """Write MEGABYTES_PER_PARTITION of random bytes to each partition of the topic."""
+    producer = KafkaProducer(bootstrap_servers=bootstrap_servers, acks="all", linger_ms=20, **client_settings)
+    for partition in range(PARTITIONS):
+        for _record in range(MEGABYTES_PER_PARTITION * 100):
+            producer.send(name, value=os.urandom(10000), partition=partition)
+    producer.flush()
+    producer.close()
+
+
 @pytest.fixture
 def placed_topic(kafka, admin, bootstrap_servers, client_settings, jbod):
     """A topic of four one-replica partitions on the JBOD broker, all in its first dir, holding 2 MB each."""
@@ -83,18 +104,51 @@ def placed_topic(kafka, admin, bootstrap_servers, client_settings, jbod):
     # Placed again: nothing to do.
     again = kafka("kafka_reassignment", plan=json.dumps(plan))
     assert not again.failed and not again.changed, again.output
-    producer = KafkaProducer(bootstrap_servers=bootstrap_servers, acks="all", linger_ms=20, **client_settings)
-    for partition in range(PARTITIONS):
-        for _record in range(MEGABYTES_PER_PARTITION * 100):
-            producer.send(name, value=os.urandom(10000), partition=partition)
-    producer.flush()
-    producer.close()
+    _fill(bootstrap_servers, client_settings, name)
     yield name
     kafka("kafka_log_dirs", uncordon=[{"broker": broker, "log_dir": first}])
     kafka("kafka_topic", name=name, state="absent")
 
 
-def test_a_dir_is_evacuated_cordoned_kept_empty_and_taken_back(kafka, admin, jbod, placed_topic):
+def _records(bootstrap_servers, client_settings, topic):
+    """How many records the topic's partitions hold (their end offsets)."""
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap_servers, enable_auto_commit=False, **client_settings)
+    try:
+        return sum(consumer.end_offsets([TopicPartition(topic, partition) for partition in range(PARTITIONS)]).values())
+    finally:
+        consumer.close()
+
+
+def _every_acknowledged_record_is_there(bootstrap_servers, client_settings, manifest):
+    """Reads the topic back: every (key, sequence) the manifest says was acknowledged is in its partition."""
+    expected = {}
+    for _topic, partition, _run, key, start, end in manifest_ranges(manifest):
+        expected.setdefault(int(partition), set()).update((key, sequence) for sequence in range(start, end))
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap_servers, enable_auto_commit=False, **client_settings)
+    found = {}
+    try:
+        partitions = [TopicPartition(manifest["topic"], partition) for partition in range(PARTITIONS)]
+        consumer.assign(partitions)
+        consumer.seek_to_beginning(*partitions)
+        ends = consumer.end_offsets(partitions)
+        while any(consumer.position(where) < ends[where] for where in partitions):
+            for where, records in consumer.poll(timeout_ms=5000).items():
+                for record in records:
+                    try:
+                        decoded = decode_value(record.value)
+                    except RecordFormatError:
+                        continue  # the fixture's filler records
+                    if decoded.run_id == manifest["run_id"]:
+                        found.setdefault(where.partition, set()).add((decoded.key, decoded.sequence))
+    finally:
+        consumer.close()
+    missing = {partition: len(keys - found.get(partition, set())) for partition, keys in expected.items()}
+    assert sum(len(keys) for keys in expected.values()) == manifest["acknowledged"] > 0
+    assert not any(missing.values()), "acknowledged records missing per partition: %s" % missing
+
+
+def test_a_dir_is_evacuated_cordoned_kept_empty_and_taken_back(
+        kafka, admin, jbod, placed_topic, bootstrap_servers, client_settings, tmp_path):
     broker, (first, second) = jbod
     evacuate = [{"broker": broker, "log_dir": first}]
     throttle = 4 << 20
@@ -108,9 +162,29 @@ def test_a_dir_is_evacuated_cordoned_kept_empty_and_taken_back(kafka, admin, jbo
     assert _dirs(admin)[broker][first].get(placed_topic) == list(range(PARTITIONS)), "check mode moved replicas"
     assert not _broker_config(admin, broker, CORDON_KEY), "check mode cordoned the dir"
 
-    moved = kafka("kafka_log_dirs", evacuate=evacuate, throttle=throttle)
+    # Evacuated while the steady producer writes to the replicas being copied.
+    manifest = tmp_path / "steady.json"
+    before = _records(bootstrap_servers, client_settings, placed_topic)
+    producer = subprocess.Popen(
+        [sys.executable, "-m", "kafkaops_verify.steady_produce", "--bootstrap-servers", ",".join(bootstrap_servers),
+         "--topic", placed_topic, "--manifest", str(manifest), "--rate", "50", "--keys", "8",
+         "--progress-seconds", "600"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=JOBS)
+    try:
+        assert _until(lambda: _records(bootstrap_servers, client_settings, placed_topic) > before, 60), \
+            "the steady producer wrote nothing"
+        moved = kafka("kafka_log_dirs", evacuate=evacuate, throttle=throttle)
+        time.sleep(2)
+    finally:
+        producer.send_signal(signal.SIGTERM)
+        output = producer.communicate(timeout=120)[0]
+    assert producer.returncode == 0, output
     assert not moved.failed and moved.changed, moved.output
-    assert moved["moved"] == len(predicted["moves"]) and moved["bytes_moved"] == predicted["bytes_moved"]
+    # The producer's records add to what is copied, a little.
+    assert moved["moved"] == len(predicted["moves"]), moved["moves"]
+    assert predicted["bytes_moved"] <= moved["bytes_moved"] <= predicted["bytes_moved"] + (1 << 20), moved.output
+    steady = json.loads(manifest.read_text())
+    assert steady["acknowledged"] >= 50 * moved["elapsed"] * 0.5 and steady["failed"] == 0, steady
+    _every_acknowledged_record_is_there(bootstrap_servers, client_settings, steady)
     assert moved["elapsed"] >= 0.5 * moved["bytes_moved"] / throttle, (moved["elapsed"], moved["bytes_moved"])
     dirs = _dirs(admin)[broker]
     assert dirs[first] == {}, dirs[first]
@@ -142,6 +216,37 @@ def test_a_dir_is_evacuated_cordoned_kept_empty_and_taken_back(kafka, admin, jbo
     assert _dirs(admin)[broker][first].get(placed_topic), _dirs(admin)[broker]
     settled = kafka("kafka_log_dirs", balance=True, brokers=[broker], topics=[placed_topic])
     assert not settled.failed and not settled.changed, settled.output
+
+
+def test_a_plan_onto_the_jbod_broker_names_its_dirs_and_the_replicas_land_there(
+        kafka, admin, bootstrap_servers, client_settings, jbod):
+    broker, dirs = jbod
+    live = sorted(_dirs(admin))
+    other = min(broker_id for broker_id in live if broker_id != broker)
+    name = "it-jbod-plan-%s" % uuid.uuid4().hex[:8]
+    created = kafka("kafka_topic", name=name, partitions=PARTITIONS, replication_factor=1,
+                    config={"min.insync.replicas": 1})
+    assert created.changed, created.output
+    try:
+        # All on one other broker, so that evening the bytes out moves some onto the JBOD broker.
+        away = {"version": 1, "partitions": [{"topic": name, "partition": partition, "replicas": [other]}
+                                             for partition in range(PARTITIONS)]}
+        assert not kafka("kafka_reassignment", plan=json.dumps(away)).failed
+        _fill(bootstrap_servers, client_settings, name)
+        # Onto the JBOD broker only. The scenario's dirs report the host's disk, whose fill is not this test's.
+        planned = kafka("kafka_reassignment_plan", topics=[name], broker_list=",".join(map(str, live)), mode="add",
+                        new_brokers=[broker], balance="bytes", max_disk_fill=1.0)
+        assert not planned.failed, planned.output
+        onto = dict((entry["partition"], entry["log_dirs"][entry["replicas"].index(broker)])
+                    for entry in planned["plan"]["partitions"] if broker in entry["replicas"])
+        assert onto and set(onto.values()) <= set(dirs), planned["plan"]
+        assert planned["summary"]["log_dirs_from"] == "DescribeLogDirs", planned["summary"]
+        moved = kafka("kafka_reassignment", plan=json.dumps(planned["plan"]))
+        assert not moved.failed and moved.changed, moved.output
+        found = _dirs(admin)[broker]
+        assert all(partition in found[path].get(name, []) for partition, path in onto.items()), (onto, found)
+    finally:
+        kafka("kafka_topic", name=name, state="absent")
 
 
 @pytest.mark.parametrize("options, field, words", [

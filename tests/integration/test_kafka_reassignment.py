@@ -12,7 +12,8 @@ import time
 import uuid
 
 import pytest
-from kafka import KafkaProducer
+from kafka import KafkaConsumer, KafkaProducer, TopicPartition
+from kafka.errors import KafkaError
 from kafka.admin import ConfigResource, ConfigResourceType
 
 
@@ -488,9 +489,10 @@ def _leaders(admin, name):
             for partition in admin.describe_topics([name])[0]["partitions"]}
 
 
-def test_a_demoted_broker_leads_nothing_moves_no_data_and_stays_so_through_a_restart(kafka, admin, topic):
+def test_a_demoted_broker_leads_nothing_moves_no_data_and_stays_so_while_down_and_after(kafka, admin, topic):
     """Mode demote, for maintenance: the broker's preferred leaderships go to the other replicas and are elected,
-    no replica moves; restarted, it takes none back (its replicas are no partition's preferred leader)."""
+    no replica moves; stopped, every partition keeps a leader among the others; started again, it takes none back
+    (its replicas are no partition's preferred leader)."""
     before = {partition["partition_index"]: partition["replica_nodes"]
               for partition in admin.describe_topics([topic])[0]["partitions"]}
     led = {}
@@ -515,10 +517,92 @@ def test_a_demoted_broker_leads_nothing_moves_no_data_and_stays_so_through_a_res
     # Restarted, it leads nothing: while down (its partitions led by the others) and after, when a preferred
     # election, as the controller's own leader rebalance runs it, still picks the others.
     host = _broker_host(demoted)
-    host.run_expect([0], "sudo systemctl restart kafka-broker-%d" % demoted)
+    host.run_expect([0], "sudo systemctl stop kafka-broker-%d" % demoted)
+    try:
+        assert host.run("systemctl is-active kafka-broker-%d" % demoted).stdout.strip() == "inactive"
+        # Down for maintenance: every partition still has a leader, none of them the demoted broker (asked again
+        # if the admin client's request went to the broker just stopped).
+        leaders = None
+        for _attempt in range(10):
+            try:
+                leaders = _leaders(admin, topic)
+                break
+            except KafkaError:
+                time.sleep(2)
+        assert demoted not in leaders.values() and all(leader >= 0 for leader in leaders.values()), leaders
+    finally:
+        host.run_expect([0], "sudo systemctl start kafka-broker-%d" % demoted)
     back = kafka("kafka_broker_wait", broker_id=demoted, in_sync=True, timeout=300)
     assert not back.failed, back.output
     elected = kafka("kafka_leader_election", topics=[topic])
     assert not elected.failed, elected.output
     leaders = _leaders(admin, topic)
     assert demoted not in leaders.values(), leaders
+
+
+def test_replicas_of_a_stopped_broker_are_placed_on_live_ones_and_nothing_else_moves(kafka, admin, bootstrap_servers):
+    """Mode fix_offline: a broker is down for good; its replicas go to live brokers (each partition back to its
+    replication factor, in sync), the live replicas stay where they are, and no acknowledged record is lost."""
+    name = "it-offline-%s" % uuid.uuid4().hex[:8]
+    made = kafka("kafka_topic", name=name, partitions=6, replication_factor=2, config={"min.insync.replicas": 1})
+    assert made.changed, made.output
+    producer = KafkaProducer(bootstrap_servers=bootstrap_servers, acks="all", linger_ms=20)
+    written = [producer.send(name, key=b"%d" % index, value=b"o" * 200) for index in range(600)]
+    producer.flush()
+    producer.close()
+    assert all(future.succeeded() for future in written)
+    before = {partition["partition_index"]: partition["replica_nodes"]
+              for partition in admin.describe_topics([name])[0]["partitions"]}
+    holding = {}
+    for partition, replicas in before.items():
+        for broker in replicas:
+            holding.setdefault(broker, []).append(partition)
+    lost = max(sorted(holding), key=lambda broker: len(holding[broker]))
+    host = _broker_host(lost)
+    host.run_expect([0], "sudo systemctl stop kafka-broker-%d" % lost)
+    try:
+        assert host.run("systemctl is-active kafka-broker-%d" % lost).stdout.strip() == "inactive"
+        offline = None
+        for _attempt in range(30):
+            try:
+                described = admin.describe_topics([name])[0]["partitions"]
+            except KafkaError:
+                time.sleep(2)
+                continue
+            offline = {partition["partition_index"] for partition in described
+                       if lost in partition["replica_nodes"] and lost not in partition["isr_nodes"]}
+            if offline == set(holding[lost]):
+                break
+            time.sleep(2)
+        # The fault happened: the stopped broker left the ISR of every partition it held.
+        assert offline == set(holding[lost]), (offline, holding[lost])
+
+        planned = kafka("kafka_reassignment_plan", topics=[name], mode="fix_offline", balance="replicas")
+        assert not planned.failed, planned.output
+        entries = {entry["partition"]: entry["replicas"] for entry in planned["plan"]["partitions"]}
+        assert sorted(entries) == sorted(holding[lost]), entries
+        for partition, replicas in entries.items():
+            kept = [broker for broker in before[partition] if broker != lost]
+            assert lost not in replicas and len(replicas) == 2 and set(kept) <= set(replicas), (partition, replicas)
+        applied = kafka("kafka_reassignment", plan=planned["plan"], timeout=300)
+        assert not applied.failed and applied.changed, applied.output
+        after = {partition["partition_index"]: partition
+                 for partition in admin.describe_topics([name])[0]["partitions"]}
+        for partition, state in after.items():
+            assert lost not in state["replica_nodes"] and len(state["replica_nodes"]) == 2, state
+            assert sorted(state["isr_nodes"]) == sorted(state["replica_nodes"]), state
+            if partition not in entries:
+                assert state["replica_nodes"] == before[partition], state
+        again = kafka("kafka_reassignment_plan", topics=[name], mode="fix_offline", balance="replicas")
+        assert not again.failed and again["plan"]["partitions"] == [], again.output
+    finally:
+        host.run_expect([0], "sudo systemctl start kafka-broker-%d" % lost)
+    back = kafka("kafka_broker_wait", broker_id=lost, in_sync=True, timeout=300)
+    assert not back.failed, back.output
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap_servers, enable_auto_commit=False)
+    try:
+        ends = consumer.end_offsets([TopicPartition(name, partition) for partition in before])
+    finally:
+        consumer.close()
+    assert sum(ends.values()) == len(written), ends
+    kafka("kafka_topic", name=name, state="absent")

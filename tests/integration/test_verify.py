@@ -4,11 +4,13 @@ One set of topics (2 partitions each) gets records from the producers, then one 
 records deleted from the start of a partition (DeleteRecords), records produced twice, a record with
 a bad crc, and a record whose new sequence arrives late (0, 1, 3, 2). A clean topic gets records from
 the bulk producer (playbooks/produce.yml) and from the steady producer started and stopped through the
-role. One run of playbooks/verify.yml over all of them must fail naming every kind and count, find
-each fault in its own topic only, and find nothing wrong with the clean topic. Two Spark jobs in all
-(each costs tens of seconds to start): the clean topic rides along in the faulty run rather than
-paying for a third; the verify role's passing run is shown by the kraft, migration and resilience
-scenarios.
+role, and a transactional topic gets the transactional producer the role starts beside it (commits and
+aborts). A second transactional topic gets the fault of its kind: committed records listed as aborted in a
+copy of its manifest, which a read_committed reader sees. One run of playbooks/verify.yml over all of them
+must fail naming every kind and count, find each fault in its own topic only, and find nothing wrong with
+the clean topics. Two Spark jobs in all (each costs tens of seconds to start): the clean topics ride along
+in the faulty run rather than paying for a third; the verify role's passing run is shown by the kraft,
+migration and resilience scenarios.
 """
 
 import json
@@ -46,12 +48,12 @@ def playbook(name, tmp_path, bootstrap_servers, **variables):
                           stdin=subprocess.DEVNULL)
 
 
-def steady(bootstrap_servers, topic, manifest, run_id):
+def steady(bootstrap_servers, topic, manifest, run_id, *options):
     """Starts the steady producer for about 1.5 s at 2000 records per second."""
     command = [sys.executable, "-m", "kafkaops_verify.steady_produce",
                "--bootstrap-servers", ",".join(bootstrap_servers), "--topic", topic,
                "--manifest", str(manifest), "--run-id", run_id, "--rate", "2000",
-               "--duration", "1.5", "--keys", "12", "--progress-seconds", "60"]
+               "--duration", "1.5", "--keys", "12", "--progress-seconds", "60", *options]
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=JOBS)
 
 
@@ -95,7 +97,8 @@ def partition_count(manifest_path, partition):
 @pytest.fixture(scope="module")
 def topics(kafka):
     prefix = "it-verify-%s-" % uuid.uuid4().hex[:6]
-    names = {kind: prefix + kind for kind in ("clean", "deleted", "duplicated", "corrupt", "reordered")}
+    names = {kind: prefix + kind for kind in ("clean", "deleted", "duplicated", "corrupt", "reordered",
+                                              "transactional", "listed-aborted")}
     # One replica, so acks=all needs min.insync.replicas 1 whatever the brokers' default.
     declared = [{"name": name, "partitions": PARTITIONS, "replication_factor": 1, "config": {"min.insync.replicas": 1}}
                 for name in names.values()]
@@ -143,6 +146,24 @@ def faulty(topics, bootstrap_servers, tmp_path_factory):
     manifests["late"] = work / "late.json"
     write_manifest(str(manifests["late"]),
                    build_manifest("steady", "it-late", topics["reordered"], {1: {"key-late": [[0, 4]]}}))
+
+    # Transactions of 10, every 4th aborted; then a copy of the manifest lists one committed range as aborted.
+    written = work / "transactional.json"
+    producer = steady(bootstrap_servers, topics["listed-aborted"], written, "it-listed-aborted",
+                      "--transaction-records", "10", "--abort-every", "4")
+    output = producer.communicate(timeout=120)[0]
+    assert producer.returncode == 0, output
+    manifest = json.loads(written.read_text())
+    assert manifest["aborted"] > 0 and manifest["uncertain"] == 0, manifest
+    entry = manifest["partitions"][0]
+    key, ranges = next(iter(entry["keys"].items()))
+    start, end = ranges.pop(0)
+    entry["count"] -= end - start
+    manifest["acknowledged"] -= end - start
+    manifest["aborted_keys"].setdefault(key, []).append([start, end])
+    manifests["listed-aborted"] = work / "listed-aborted.json"
+    write_manifest(str(manifests["listed-aborted"]), manifest)
+    manifests["listed-aborted-count"] = end - start
     return manifests
 
 
@@ -150,17 +171,17 @@ def faulty(topics, bootstrap_servers, tmp_path_factory):
 def faulty_run(faulty, clean, bootstrap_servers, tmp_path_factory):
     """One run of playbooks/verify.yml over every faulty topic and the clean one: the process and the report."""
     report = tmp_path_factory.mktemp("faulty-report") / "report.json"
-    manifests = [str(path) for path in faulty.values()] + [str(clean["bulk"]), str(clean["steady"])]
+    manifests = ([str(path) for kind, path in faulty.items() if kind != "listed-aborted-count"]
+                 + [str(clean["bulk"]), str(clean["steady"]), str(clean["transactional"])])
     completed = playbook("verify.yml", report.parent, bootstrap_servers, kafka_verify_progress_interval=1,
                          manifests=manifests, report=str(report))
     assert report.exists(), completed.stdout + completed.stderr
     return completed, json.loads(report.read_text())
 
 
-def by_topic(report, topic):
-    """Sums of every check over the topic's partitions, and which partitions have any violation."""
+def by_topic(report, topic, checks=("lost", "duplicates", "out_of_order", "corrupt", "offset_gaps")):
+    """Sums of the checks over the topic's partitions, and which partitions have any violation."""
     entries = [entry for entry in report["per_partition"] if entry["topic"] == topic]
-    checks = ("lost", "duplicates", "out_of_order", "corrupt", "offset_gaps")
     totals = {check: sum(entry[check] for entry in entries) for check in checks}
     faulty_partitions = sorted(entry["partition"] for entry in entries if any(entry[check] for check in checks))
     return totals, faulty_partitions
@@ -226,6 +247,10 @@ STEADY_PLAY = """\
     kafka_verify_produce_topic: "%(topic)s"
     kafka_verify_produce_manifest: "%(manifest)s"
     kafka_verify_steady_rate: 500
+    kafka_verify_transactional: true
+    kafka_verify_transactional_topic: "%(transactional_topic)s"
+    kafka_verify_transactional_manifest: "%(transactional_manifest)s"
+    kafka_verify_transactional_rate: 200
   tasks:
     - name: Start
       ansible.builtin.include_role:
@@ -241,6 +266,11 @@ STEADY_PLAY = """\
     - name: It acknowledged records
       ansible.builtin.assert:
         that: kafka_verify_steady_result.acknowledged > 0 and kafka_verify_steady_result.failed == 0
+    - name: The transactional producer committed and aborted transactions, each confirmed
+      ansible.builtin.assert:
+        that:
+          - kafka_verify_transactional_result.acknowledged > 0 and kafka_verify_transactional_result.aborted > 0
+          - kafka_verify_transactional_result.uncertain == 0 and kafka_verify_transactional_result.failed == 0
 """
 
 
@@ -255,13 +285,16 @@ def clean(topics, bootstrap_servers, tmp_path_factory):
     assert json.loads(bulk_manifest.read_text())["acknowledged"] == 3000
 
     steady_manifest = work / "steady.json"
+    transactional_manifest = work / "transactional.json"
     play = work / "steady.yml"
-    play.write_text(STEADY_PLAY % {"topic": topics["clean"], "manifest": steady_manifest})
+    play.write_text(STEADY_PLAY % {"topic": topics["clean"], "manifest": steady_manifest,
+                                   "transactional_topic": topics["transactional"],
+                                   "transactional_manifest": transactional_manifest})
     steadied = playbook(str(play), work, bootstrap_servers)
     assert steadied.returncode == 0, steadied.stdout + steadied.stderr
     acknowledged = json.loads(steady_manifest.read_text())["acknowledged"]
     return {"bulk": bulk_manifest, "steady": steady_manifest, "expected": 3000 + acknowledged,
-            "produce_output": produced.stdout}
+            "produce_output": produced.stdout, "transactional": transactional_manifest}
 
 
 def test_the_clean_topic_has_every_record_once_in_order(faulty_run, clean, topics):
@@ -276,6 +309,41 @@ def test_the_clean_topic_has_every_record_once_in_order(faulty_run, clean, topic
     assert "bulk_produce: finished, " in clean["produce_output"]
 
 
+def test_a_transactional_topic_shows_every_committed_record_and_no_aborted_one(faulty_run, clean, topics):
+    report = faulty_run[1]
+    manifest = json.loads(clean["transactional"].read_text())
+    assert manifest["acknowledged"] > 0 and manifest["aborted"] > 0
+    topic = topics["transactional"]
+    checks = ("lost", "duplicates", "out_of_order", "corrupt", "offset_gaps", "aborted_visible")
+    totals, partitions = by_topic(report, topic, checks)
+    assert totals == dict.fromkeys(checks, 0) and partitions == []
+    entries = [entry for entry in report["per_partition"] if entry["topic"] == topic]
+    records, expected, unacknowledged, markers = (
+        sum(entry[field] for entry in entries)
+        for field in ("records", "expected", "unacknowledged", "committed_read_gaps"))
+    # read_committed gave exactly the committed records; markers and aborted records left offsets unread.
+    assert records == expected == manifest["acknowledged"] and unacknowledged == 0
+    # Each committed transaction leaves a commit marker's offset unread; an aborted one, its records sent
+    # before the abort and its marker (records the abort failed before they were sent take no offset).
+    assert markers >= manifest["transactions"]["committed"] > 0
+    assert topic in report["transactional"]["topics"]
+    assert "transactional topics (read_committed): " in faulty_run[0].stdout
+
+
+def test_committed_records_listed_as_aborted_are_visible_aborted_records(faulty_run, faulty, topics):
+    completed, report = faulty_run
+    listed = faulty["listed-aborted-count"]
+    topic = topics["listed-aborted"]
+    checks = ("lost", "duplicates", "out_of_order", "corrupt", "offset_gaps", "aborted_visible")
+    totals, partitions = by_topic(report, topic, checks)
+    assert totals == {**dict.fromkeys(checks, 0), "aborted_visible": listed}
+    assert len(partitions) == 1
+    assert report["aborted_visible"] == listed
+    assert "aborted_visible=%d" % listed in completed.stdout + completed.stderr
+    visible = [example for example in report["examples"] if example["kind"] == "aborted_visible"]
+    assert visible and all(example["topic"] == topic for example in visible)
+
+
 def test_the_job_showed_its_progress_while_it_ran(faulty_run):
     completed, report = faulty_run
     output = completed.stdout + completed.stderr
@@ -284,16 +352,21 @@ def test_the_job_showed_its_progress_while_it_ran(faulty_run):
     readings = re.findall(r"^verify: (finished, )?(\d+) of (\d+) tasks done, ([\d,]+) of ([\d,]+) records read",
                           job_output, re.MULTILINE)
     assert readings and readings[-1][0] == "finished, ", job_output
-    assert int(readings[-1][3].replace(",", "")) == int(readings[-1][4].replace(",", "")) == report["records"]
+    read, expected = (int(readings[-1][index].replace(",", "")) for index in (3, 4))
+    # Expected is the offsets' span; a read_committed topic's transaction markers and aborted records take
+    # offsets no record is read from (committed_read_gaps), and nothing else is left unread.
+    gaps = sum(entry.get("committed_read_gaps", 0) for entry in report["per_partition"])
+    assert read == report["records"] and expected - read == gaps, (read, expected, gaps)
 
 
 def test_a_drain_that_runs_out_still_leaves_the_manifest_and_a_stuck_producer_is_replaced(
         kafka, bootstrap_servers, tmp_path):
     """Records still outstanding when the run ends (here held back by a linger longer than the run, then given
-    no time to drain): kafka-python's flush raises, and its close flushes again, yet the producer exits 0 with
-    a manifest of what was acknowledged (nothing) and says why it stopped. Then the same hold-back for longer
-    than --restart-seconds: each producer that heard nothing back with records waiting is closed (its records
-    count as failed) and replaced, and the manifest counts the replacements."""
+    no time to drain): the producer is stopped without sending them (a flush would send what the linger holds,
+    and the broker could acknowledge them after the run gave up), exits 0 with a manifest of what was
+    acknowledged (nothing) and says how many it left unanswered. Then the same hold-back for longer than
+    --restart-seconds: each producer that heard nothing back with records waiting is closed (its records count
+    as failed) and replaced, and the manifest counts the replacements."""
     topic = "it-verify-drain-%s" % uuid.uuid4().hex[:6]
     created = kafka("kafka_topic", topics=[{"name": topic, "partitions": 1, "replication_factor": 1,
                                             "config": {"min.insync.replicas": 1}}])
@@ -312,11 +385,12 @@ def test_a_drain_that_runs_out_still_leaves_the_manifest_and_a_stuck_producer_is
     finally:
         kafka("kafka_topic", topics=[{"name": topic, "state": "absent"}])
     # The fault happened: the drain ran out with records unanswered.
-    assert "steady_produce: flush: KafkaTimeoutError" in run.stderr, run.stderr
+    left = re.search(r"steady_produce: (\d+) records unanswered after a drain of 0 s", run.stderr)
+    assert left, run.stderr
     assert run.returncode == 0, run.stderr
     written = json.loads((tmp_path / "drain.json").read_text())
     assert written["acknowledged"] == 0 and written["sent"] > 0
-    assert written["unanswered"] == written["sent"] and written["stopped_by"] == "duration"
+    assert written["unanswered"] == written["sent"] == int(left.group(1)) and written["stopped_by"] == "duration"
     assert written["producer_restarts"] == 0
     # Nothing came back for 2 s with records waiting, twice or more in 7 s: each time a new producer.
     assert replaced.returncode == 0, replaced.stderr

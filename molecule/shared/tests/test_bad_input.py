@@ -5,9 +5,12 @@ refused in preflight, so they only read; together they take the time of about tw
 the configuration files and service PIDs after all of them with what they were before.
 """
 
+import atexit
+import datetime
 import json
 import os
 import re
+import shutil
 import subprocess
 import tempfile
 
@@ -15,6 +18,10 @@ import pytest
 import testinfra
 import testinfra.utils.ansible_runner
 import yaml
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 
 INVENTORY = os.environ["MOLECULE_INVENTORY_FILE"]
 PROJECT = os.environ.get("MOLECULE_PROJECT_DIRECTORY", os.getcwd())
@@ -25,6 +32,37 @@ WATCHED_FILES = (["/etc/zookeeper/zoo.cfg", "/var/lib/zookeeper/myid", "/etc/sys
                  + ["/etc/kafka/broker-%d/server.properties" % broker for broker in BROKERS]
                  + ["/etc/systemd/system/kafka-broker-%d.service" % broker for broker in BROKERS])
 WATCHED_UNITS = ["zookeeper"] + ["kafka-broker-%d" % broker for broker in BROKERS]
+
+
+def _certificate_of_another_key():
+    """A CA, a host certificate it signed and a key that is not the certificate's, written to a folder of their own
+    on the controller: {variable: path} for the provided TLS files. Made when the checks load, removed when they end."""
+    folder = tempfile.mkdtemp(prefix="kafkaops-mismatch-")
+    atexit.register(shutil.rmtree, folder, True)
+    now = datetime.datetime.now(datetime.UTC)
+    ca_key, host_key, other_key = (ec.generate_private_key(ec.SECP256R1()) for unused in range(3))
+
+    def certificate(subject, key, issuer, signer):
+        return (x509.CertificateBuilder().subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)]))
+                .issuer_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, issuer)])).public_key(key.public_key())
+                .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(days=1))
+                .not_valid_after(now + datetime.timedelta(days=30)).sign(signer, hashes.SHA256()))
+
+    files = {"kafka_broker_tls_ca_file": certificate("mismatch CA", ca_key, "mismatch CA", ca_key),
+             "kafka_broker_tls_cert_file": certificate(HOST, host_key, "mismatch CA", ca_key)}
+    paths = {}
+    for variable, issued in files.items():
+        paths[variable] = os.path.join(folder, variable + ".pem")
+        with open(paths[variable], "wb") as handle:
+            handle.write(issued.public_bytes(serialization.Encoding.PEM))
+    paths["kafka_broker_tls_key_file"] = os.path.join(folder, "other.key")
+    with open(paths["kafka_broker_tls_key_file"], "wb") as handle:
+        handle.write(other_key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                             serialization.NoEncryption()))
+    return paths
+
+
+MISMATCHED_TLS_FILES = _certificate_of_another_key()
 
 BAD_INPUTS = [
     ({"kafka_broker_instances": [{"broker_id": 1, "port": 9093}, {"broker_id": 1, "port": 9094}]},
@@ -66,6 +104,12 @@ BAD_INPUTS = [
      "kafka_broker_jmx_bind_address ('0.0.0.0') other than loopback needs kafka_broker_jmx_password"),
     ({"zookeeper_sasl_users": {"kafka": ""}},
      "zookeeper_sasl_users: each user name must be letters"),
+    # Files that are all there, but the certificate was issued for another key.
+    (dict(MISMATCHED_TLS_FILES, kafka_broker_internal_security_protocol="SSL",
+          kafka_broker_tls_certificates="provided"),
+     "kafka_broker_tls_cert_file: the certificate in %s (CN=%s) does not match kafka_broker_tls_key_file (%s): its "
+     "public key is not that key's" % (MISMATCHED_TLS_FILES["kafka_broker_tls_cert_file"], HOST,
+                                       MISMATCHED_TLS_FILES["kafka_broker_tls_key_file"])),
     ({"kafka_broker_jmx_tls": True, "kafka_broker_jmx_password": "Monitor-Pass"},
      "kafka_broker_jmx_tls (True) needs kafka_broker_jmx_password and kafka_broker_jmx_tls_keystore_password"),
     ({"zookeeper_quorum_tls": True, "zookeeper_tls_certificates": "provided", "zookeeper_tls_key_file": "/nonexistent"},

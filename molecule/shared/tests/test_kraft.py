@@ -180,9 +180,15 @@ def _task_results(output, task):
 @pytest.mark.scenarios("combined")
 def test_the_upgrade_rolled_the_node_to_4_4_and_raised_the_metadata_version_once(saved):
     """upgrade.yml (the side effect) rolled the combined node from Kafka 4.3.1 to 4.4.0, raised the metadata
-    version only in the run that asked for it, and changed nothing when run again."""
+    version and finalized every feature at the highest level the node supports only in the run that asked for
+    it, and changed nothing when run again."""
     runs = saved("upgrade.json")
     raise_task = "kafkaops.cluster.service_common : Raise the metadata version to 4.4"
+    features_task = "kafkaops.cluster.kafka_broker : Finalize the cluster's feature levels"
+    assert features_task not in runs["upgrade"]
+    # Kafka's feature tool may have raised some features with the metadata version already: ok or changed.
+    assert _task_results(runs["raise"], features_task) in ([["changed"]], [["ok"]]), runs["raise"][-3000:]
+    assert _task_results(runs["again"], features_task) == [["ok"]], runs["again"][-3000:]
     assert re.search(r"kafkaops-combined\s+: ok=\d+\s+changed=[1-9]", runs["upgrade"]), runs["upgrade"][-3000:]
     assert raise_task not in runs["upgrade"]
     assert _task_results(runs["raise"], raise_task) == [["changed"]], runs["raise"][-3000:]
@@ -201,6 +207,11 @@ def test_the_upgrade_rolled_the_node_to_4_4_and_raised_the_metadata_version_once
                                  "--bootstrap-controller %s describe 2>/dev/null", classpath, controllers)
     finalized = re.search(r"Feature: metadata\.version\s.*?FinalizedVersionLevel: (\S+)", features).group(1)
     assert finalized.startswith("4.4-"), features
+    # Every other feature at the highest level the node supports (upgrade_features; metadata.version is the
+    # release's, above). Those whose highest is 0 are not finalized.
+    levels = re.findall(r"Feature: (\S+)\s.*?SupportedMaxVersion: (\S+)\s.*?FinalizedVersionLevel: (\S+)", features)
+    assert len(levels) > 1 and all(finalized == highest for name, highest, finalized in levels
+                                   if highest != "0" and name != "metadata.version"), features
 
 
 def test_the_rolling_restart_took_the_controllers_one_at_a_time_the_leader_last(saved):

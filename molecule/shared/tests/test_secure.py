@@ -9,14 +9,17 @@ their rotation in the scenario's ephemeral folder.
 import datetime
 import glob
 import hashlib
+import json
 import os
 import socket
 import ssl
 import subprocess
+import sys
 
 import pytest
 import testinfra
 import testinfra.utils.ansible_runner
+from cryptography import x509
 from kafka import KafkaConsumer, TopicPartition
 from kafka.admin import KafkaAdminClient
 from kafka.errors import KafkaError, TopicAuthorizationFailedError
@@ -114,6 +117,37 @@ def test_a_user_without_an_acl_is_denied(as_user, scenario_variables):
     finally:
         consumer.close()
     print("mallory (no ACL) reading orders: %r" % denied.value)
+
+
+def _ansible_module(module, arguments):
+    """One module run through `ansible localhost -m`, as an operator runs it: (its result, everything printed)."""
+    # The repository's ansible.cfg, not Molecule's (its callbacks would mix lines into the JSON document).
+    project = os.environ.get("MOLECULE_PROJECT_DIRECTORY", os.getcwd())
+    environment = dict(os.environ, ANSIBLE_CONFIG=os.path.join(project, "ansible.cfg"), ANSIBLE_STDOUT_CALLBACK="json",
+                       ANSIBLE_LOAD_CALLBACK_PLUGINS="1", ANSIBLE_NOCOLOR="1")
+    run = subprocess.run(["ansible", "localhost", "-i", "localhost,", "-c", "local", "-e",
+                          "ansible_python_interpreter=%s" % sys.executable, "-m", module, "-a", json.dumps(arguments)],
+                         capture_output=True, text=True, timeout=300, env=environment, check=False)
+    result = json.loads(run.stdout[run.stdout.index("{"):])["plays"][0]["tasks"][0]["hosts"]["localhost"]
+    return result, run.stdout + run.stderr
+
+
+@pytest.mark.scenarios("kraft-secure")
+def test_a_plan_as_a_login_without_describe_on_the_cluster_is_refused_naming_it(servers, scenario_variables):
+    """kafka_reassignment_plan as alice (she may describe her topic, not the Cluster resource): refused before
+    anything, naming the login option, the permission and how to grant it, instead of Kafka's own message."""
+    alice = {user["name"]: user["password"] for user in scenario_variables["kafka_access_users"]}["alice"]
+    settings = client_settings()
+    arguments = {"bootstrap_servers": servers, "security_protocol": settings["security_protocol"],
+                 "sasl_mechanism": settings["sasl_mechanism"], "sasl_username": "alice", "sasl_password": alice,
+                 "ssl_cafile": settings["ssl_cafile"], "topics": ["orders"], "balance": "bytes",
+                 "broker_list": ",".join(str(broker) for broker in describe(servers, ["orders"])[0])}
+    result, printed = _ansible_module("kafkaops.cluster.kafka_reassignment_plan", arguments)
+    assert result.get("failed") and result.get("field") == "sasl_username", result
+    assert "'alice' (User:alice) may not Describe the Cluster resource" in result["msg"], result["msg"]
+    assert "operation=describe" in result["msg"] and "nothing was changed" in result["msg"], result["msg"]
+    assert alice not in printed
+    print("\nalice planning a move: %s" % result["msg"])
 
 
 @pytest.mark.scenarios("secure", "combined", "kraft-secure")
@@ -269,6 +303,50 @@ def test_every_certificate_was_rotated_and_is_served(brokers, saved):
             with context.wrap_socket(raw, server_hostname=address) as secured:
                 served = hashlib.sha256(secured.getpeercert(binary_form=True)).hexdigest()
         assert served == current, "%s serves another certificate than its new one" % name
+
+
+def _cluster_info(servers, **options):
+    """kafka_cluster_info run as the admin user through `ansible localhost -m`: (its result, everything printed)."""
+    settings = client_settings()
+    arguments = dict({"bootstrap_servers": servers, "security_protocol": settings["security_protocol"],
+                      "sasl_mechanism": settings["sasl_mechanism"], "sasl_username": settings["sasl_plain_username"],
+                      "sasl_password": settings["sasl_plain_password"], "ssl_cafile": settings["ssl_cafile"],
+                      "partitions": "none"}, **options)
+    result, printed = _ansible_module("kafkaops.cluster.kafka_cluster_info", arguments)
+    assert not result.get("failed"), result
+    assert settings["sasl_plain_password"] not in printed
+    return result, printed
+
+
+def test_kafka_cluster_info_reads_each_brokers_certificate_as_a_handshake_does(servers):
+    """include_certificates: each live broker's served certificate, verified against the scenario's CA, with the
+    serial and expiry a handshake from here reads (parsed with cryptography); a window wider than any certificate
+    lists every one as expiring and warns of each, naming the broker, its address, the subject and the date."""
+    result, unused = _cluster_info(servers, include_certificates=True)
+    certificates = result["certificates"]
+    assert sorted(entry["broker"] for entry in certificates) == sorted(broker["id"] for broker in result["brokers"])
+    assert certificates and result["certificates_expiring"] == []
+    context = ssl.create_default_context(cafile=os.path.join(FOLDER, "tls", "ca.crt"))
+    for entry in certificates:
+        assert "error" not in entry and entry["verified"] and entry["verify_error"] is None, entry
+        host, port = entry["address"].rsplit(":", 1)
+        with socket.create_connection((host, int(port)), timeout=10) as raw:
+            with context.wrap_socket(raw, server_hostname=host) as secured:
+                served = x509.load_der_x509_certificate(secured.getpeercert(binary_form=True))
+        assert int(entry["serial"], 16) == served.serial_number, entry
+        assert entry["not_after"] == served.not_valid_after_utc.strftime("%Y-%m-%dT%H:%M:%SZ"), entry
+        assert entry["subject"] == served.subject.rfc4514_string() and entry["issuer"] == served.issuer.rfc4514_string()
+        left = served.not_valid_after_utc - datetime.datetime.now(datetime.UTC)
+        assert entry["days_left"] in (left.days, left.days - 1) and not entry["expiring"], entry
+    wide, unused = _cluster_info(servers, include_certificates=True, certificate_warn_days=100000)
+    assert [entry["serial"] for entry in wide["certificates_expiring"]] == [entry["serial"] for entry in certificates]
+    # The JSON callback keeps a module's warnings in its result, word for word.
+    for entry in certificates:
+        warning = ("broker %d at %s serves a certificate within certificate_warn_days (100000): its certificate (%s) "
+                   "expires on %s" % (entry["broker"], entry["address"], entry["subject"], entry["not_after"]))
+        assert any(item.startswith(warning) for item in wide.get("warnings", [])), wide.get("warnings")
+    print("\nserved certificates: %s" % ", ".join("broker %d %s until %s (%d days)" % (
+        entry["broker"], entry["subject"], entry["not_after"], entry["days_left"]) for entry in certificates))
 
 
 def test_no_acknowledged_record_was_lost_through_the_rotation(saved):

@@ -4,9 +4,10 @@ Entry points, run with ``python -m`` with this package on the path (its folder, 
 ``python -m kafkaops_verify.archive`` writes, which the kafka_verify role ships):
 
 - ``kafkaops_verify.verify``: the PySpark job that proves every acknowledged record is in Kafka
-  exactly once, in order per key and intact.
+  exactly once, in order per key and intact, and no record of an aborted transaction is visible.
 - ``kafkaops_verify.bulk_produce``: writes deterministic records through Spark's Kafka sink.
-- ``kafkaops_verify.steady_produce``: produces at a steady rate with kafka-python until stopped.
+- ``kafkaops_verify.steady_produce``: produces at a steady rate with kafka-python until stopped, or in
+  transactions that it commits and aborts (transactions: which abort, and what came of each).
 
 The rest: records (the record format), manifests (what a producer saw acknowledged), ranges
 (sequence sets), connection (how the jobs reach the cluster: the connection file, turned into the

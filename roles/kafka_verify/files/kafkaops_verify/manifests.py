@@ -6,6 +6,17 @@
      ...producer details...}
 
 Sequence ranges are half-open: ``[0, 5]`` means sequences 0 to 4.
+
+A transactional run (the steady producer's --transaction-records mode, transactions.py) writes format
+``kafkaops-manifest/2``: the same fields, its committed records as the acknowledged ones, and::
+
+     "transactional": true, "aborted": <records>, "aborted_keys": {"<key>": [[start, end], ...]},
+     "uncertain": <records>, "transactions": {"committed": n, "aborted": n, "uncertain": n}, ...
+
+Aborted ranges are by key over the whole topic, not by partition. Plain manifests keep format 1, so
+every manifest written before stays readable; a transactional one gets its own number so that a verifier
+that knows nothing of transactions refuses it rather than read the topic uncommitted (seeing aborted
+records as unacknowledged ones and transaction markers as offset gaps).
 """
 
 import json
@@ -15,6 +26,7 @@ import tempfile
 from kafkaops_verify.ranges import merge_ranges
 
 MANIFEST_FORMAT = "kafkaops-manifest/1"
+TRANSACTIONAL_MANIFEST_FORMAT = "kafkaops-manifest/2"
 
 
 class ManifestError(ValueError):
@@ -29,7 +41,7 @@ def build_manifest(producer, run_id, topic, partition_keys, **details):
         count = sum(end - start for ranges in keys.values() for start, end in ranges)
         partitions.append({"partition": partition, "count": count, "keys": keys})
     manifest = {
-        "format": MANIFEST_FORMAT,
+        "format": TRANSACTIONAL_MANIFEST_FORMAT if details.get("transactional") else MANIFEST_FORMAT,
         "producer": producer,
         "run_id": run_id,
         "topic": topic,
@@ -57,12 +69,20 @@ def read_manifest(path):
             manifest = json.load(stream)
         except ValueError as error:
             raise ManifestError("%s: not JSON: %s" % (path, error)) from error
-    if not isinstance(manifest, dict) or manifest.get("format") != MANIFEST_FORMAT:
-        raise ManifestError("%s: not a %s manifest" % (path, MANIFEST_FORMAT))
-    for field in ("run_id", "topic", "partitions"):
+    formats = (MANIFEST_FORMAT, TRANSACTIONAL_MANIFEST_FORMAT)
+    if not isinstance(manifest, dict) or manifest.get("format") not in formats:
+        raise ManifestError("%s: not a %s manifest" % (path, " or ".join(formats)))
+    required = ["run_id", "topic", "partitions"]
+    if manifest["format"] == TRANSACTIONAL_MANIFEST_FORMAT:
+        required.append("aborted_keys")
+    for field in required:
         if field not in manifest:
             raise ManifestError("%s: missing %s" % (path, field))
     return manifest
+
+
+def is_transactional(manifest):
+    return manifest.get("format") == TRANSACTIONAL_MANIFEST_FORMAT
 
 
 def manifest_ranges(manifest):
@@ -71,6 +91,19 @@ def manifest_ranges(manifest):
         for key, ranges in entry["keys"].items():
             for start, end in ranges:
                 yield manifest["topic"], entry["partition"], manifest["run_id"], key, start, end
+
+
+def aborted_from_manifests(manifests):
+    """Rows (topic, run_id, key, start, end) of every aborted range, merged per run and key."""
+    by_identity = {}
+    for manifest in manifests:
+        for key, ranges in (manifest.get("aborted_keys") or {}).items():
+            by_identity.setdefault((manifest["topic"], manifest["run_id"], key), []).extend(
+                (int(start), int(end)) for start, end in ranges if end > start)
+    rows = []
+    for identity, ranges in sorted(by_identity.items()):
+        rows.extend((*identity, start, end) for start, end in merge_ranges(ranges))
+    return rows
 
 
 def ranges_from_manifests(manifests):

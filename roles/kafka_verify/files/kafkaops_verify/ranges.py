@@ -80,3 +80,14 @@ def missing_within(seen, start, end, limit):
     if position < end:
         missing.extend(range(position, min(end, position + limit - len(missing))))
     return missing[:limit]
+
+
+def present_within(seen, start, end, limit):
+    """Up to limit sequences of [start, end) that the sorted, merged ranges seen hold, in order."""
+    present = []
+    for first, stop in seen:
+        if len(present) >= limit or first >= end:
+            break
+        low, high = max(first, start), min(stop, end)
+        present.extend(range(low, min(high, low + limit - len(present))))
+    return present[:limit]

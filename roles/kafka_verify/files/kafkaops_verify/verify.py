@@ -12,8 +12,16 @@ end offset captured when the job starts, and checks per partition and key:
   payload does not match its crc32.
 - offset_gaps: offsets in [start, end) with no record. Spark's Kafka source skips unreadable
   offsets without a word, so this is counted here. It assumes plain topics: compaction removes
-  offsets and transaction markers take offsets (both show up as gaps), so verify topics with
-  cleanup.policy=delete written without transactions.
+  offsets (which show up as gaps), so verify topics with cleanup.policy=delete.
+- aborted_visible: a record of a transaction its producer saw aborted (a transactional manifest's
+  aborted_keys) that a read_committed reader was given.
+
+The topics of transactional manifests are read with read_committed, up to their last stable offset.
+There a transaction marker takes an offset and an aborted record is not given to the reader, so
+offsets without a record are expected, and telling them from a hole would take a second, uncommitted
+read of the topic: their missing offsets are reported (committed_read_gaps), not counted as offset
+gaps. What the offset check is for still holds where it matters: every committed record is in the
+manifest, so one the reader was not given counts as lost.
 
 Values are parsed in the JVM (Spark SQL expressions). The checks then run one of two ways, with the
 same results: the scan engine (the default) reads each partition once, in offset order, and checks
@@ -34,7 +42,13 @@ from kafkaops_verify.connection import ConnectionSettingsError, add_connection_o
 from kafkaops_verify.engines.scan import SCAN_BATCH_RECORDS, verify_with_scan
 from kafkaops_verify.engines.sql import verify_with_sql
 from kafkaops_verify.kafka_io import capture_offsets, read_topics
-from kafkaops_verify.manifests import ManifestError, ranges_from_manifests, read_manifest
+from kafkaops_verify.manifests import (
+    ManifestError,
+    aborted_from_manifests,
+    is_transactional,
+    ranges_from_manifests,
+    read_manifest,
+)
 from kafkaops_verify.options import add_pairs_option
 from kafkaops_verify.progress import add_progress_options, following
 from kafkaops_verify.report import summary_lines
@@ -56,15 +70,34 @@ SESSION_SETTINGS = {
 }
 
 
-def verify(spark, read, bounds, range_rows, examples_per_kind=5, engine="scan"):
+def verify(spark, read, bounds, range_rows, examples_per_kind=5, engine="scan", aborted_rows=(),
+           committed_topics=()):
     """Runs every check; read(bounds) returns the raw DataFrame of those partitions. Returns the report.
+
+    aborted_rows: (topic, run_id, key, start, end) of aborted transactions' records; committed_topics:
+    the topics read with read_committed (their missing offsets are not offset gaps).
 
     engine "scan" (engines.scan) reads once and shuffles nothing; "sql" (engines.sql) runs the checks
     as Spark SQL (windows over a shuffle by partition and key), for executors without pyarrow and numpy.
     """
+    committed_topics = frozenset(committed_topics)
     if engine == "sql":
-        return verify_with_sql(spark, read, bounds, range_rows, examples_per_kind)
-    return verify_with_scan(read, bounds, range_rows, examples_per_kind)
+        return verify_with_sql(spark, read, bounds, range_rows, examples_per_kind, aborted_rows, committed_topics)
+    return verify_with_scan(read, bounds, range_rows, examples_per_kind, aborted_rows, committed_topics)
+
+
+def transactional_figures(manifests):
+    """The report's transactional section: the topics read with read_committed and what their producers
+    saw committed, aborted and left uncertain; None without a transactional manifest."""
+    transactional = [manifest for manifest in manifests if is_transactional(manifest)]
+    if not transactional:
+        return None
+    return {
+        "topics": sorted({manifest["topic"] for manifest in transactional}),
+        "committed": sum(manifest.get("acknowledged") or 0 for manifest in transactional),
+        "aborted": sum(manifest.get("aborted") or 0 for manifest in transactional),
+        "uncertain": sum(manifest.get("uncertain") or 0 for manifest in transactional),
+    }
 
 
 def verify_session(master, jars, shuffle_partitions, driver_memory, app_name, extra_settings=None):
@@ -138,9 +171,12 @@ def main(argv=None):
     except ConnectionSettingsError as error:
         print("verify: %s" % error, file=sys.stderr)
         return 2
+    transactional = transactional_figures(manifests)
+    committed_topics = frozenset(transactional["topics"] if transactional else ())
     try:
         started_at = datetime.now(UTC).isoformat(timespec="seconds")
-        bounds, missing_topics = capture_offsets(args.bootstrap_servers, topics, clients.python_settings)
+        bounds, missing_topics = capture_offsets(args.bootstrap_servers, topics, clients.python_settings,
+                                                 committed_topics)
         spark = verify_session(
             args.master,
             args.jars,
@@ -152,11 +188,13 @@ def main(argv=None):
         try:
 
             def read(partition_bounds):
-                return read_topics(spark, args.bootstrap_servers, partition_bounds, clients.java_properties)
+                return read_topics(spark, args.bootstrap_servers, partition_bounds, clients.java_properties,
+                                   committed_topics)
 
             expected = sum(end - start for start, end in bounds.values())
             with following(spark, args.progress_file, "verify", expected, args.progress_interval):
-                report = verify(spark, read, bounds, ranges_from_manifests(manifests), args.examples, args.engine)
+                report = verify(spark, read, bounds, ranges_from_manifests(manifests), args.examples, args.engine,
+                                aborted_from_manifests(manifests), committed_topics)
             executors = executor_addresses(spark)
         except Exception as error:
             # Exit 1 means "records are wrong"; a job that could not run must not be read that way.
@@ -175,6 +213,7 @@ def main(argv=None):
                 for path, m in zip(args.manifest, manifests, strict=True)
             ],
             "lost_checked": bool(manifests),
+            "transactional": transactional,
             "spark_master": args.master,
             "spark_executors": executors,
             "started_at": started_at,

@@ -207,7 +207,12 @@ def test_throttles_and_verify_reports_are_summed_up():
     assert view["throttled_brokers"] == [dict(id=1, configs=[["leader.replication.throttled.rate", "100"]])]
     verify = view["verify"][0]
     assert (verify["ok"], verify["records"], verify["bad_partitions"]) == (False, 10, ["orders-0"])
-    assert [check["count"] for check in verify["checks"]] == [2, 0, 0, 0, 0]
+    # A report written before the transactional check counts none there.
+    assert [check["count"] for check in verify["checks"]] == [2, 0, 0, 0, 0, 0]
+    report.update(lost=0, aborted_visible=3,
+                  per_partition=[dict(topic="orders", partition=1, exists=True, aborted_visible=3)])
+    verify = kafka_report_view(cluster, verify_reports=[dict(path="/data/verify.json", report=report)])["verify"][0]
+    assert verify["checks"][-1] == dict(name="aborted_visible", count=3) and verify["bad_partitions"] == ["orders-1"]
 
 
 @pytest.mark.parametrize("arguments, words", [
@@ -376,3 +381,43 @@ def test_a_file_beside_a_plan_needs_a_plan_and_a_known_kind(arguments, words):
 def test_a_bad_summary_is_refused_naming_the_field(summary, words):
     with pytest.raises(AnsibleFilterError, match=words):
         kafka_report_view(_cluster(), plan=PLAN, summary=summary)
+
+
+def _served(broker, days_left, expiring, verified=True, subject="CN=kafka%d"):
+    return dict(broker=broker, address="kafka%d:9093" % broker, subject=subject % broker,
+                issuer="CN=kafkaops.cluster CA", serial="0A%02d" % broker, not_before="2026-01-01T00:00:00Z",
+                not_after="2027-01-%02dT00:00:00Z" % broker, days_left=days_left, expiring=expiring, verified=verified,
+                verify_error=None if verified else "certificate has expired")
+
+
+def test_each_served_certificate_shows_its_expiry_and_days_left_the_expiring_ones_marked():
+    cluster = _cluster()
+    cluster["certificates"] = [
+        _served(2, 12, True), _served(1, 400, False, subject="CN=<kafka%d>"), _served(3, -2, True, verified=False),
+        dict(broker=4, address="kafka4:9093", error="[Errno 111] Connection refused")]
+    view = kafka_report_view(cluster)
+    assert view["certificates_read"] is True
+    assert [(row["broker"], row["days_left"], row["expiring"], row["state"]) for row in view["certificates"]] == [
+        (1, 400, False, "valid"), (2, 12, True, "expires soon"), (3, -2, True, "expired"),
+        (4, "", True, "could not be read")]
+    assert view["certificates"][0]["subject"] == "CN=&lt;kafka1&gt;"
+    page = _page(view)
+    table = page.split('<table id="certificates">')[1].split("</table>")[0]
+    rows = table.split("<tr data-broker=")[1:]
+    assert len(rows) == 4
+    assert '"1" data-expiring="false"' in rows[0] and "<code>CN=&lt;kafka1&gt;</code>" in rows[0]
+    assert '<td class="">2027-01-01T00:00:00Z</td>' in rows[0] and '<td class="number ">400</td>' in rows[0]
+    assert '"2" data-expiring="true"' in rows[1] and '<td class="bad">2027-01-02T00:00:00Z</td>' in rows[1]
+    assert '<td class="number bad">12</td>' in rows[1] and '<td class="bad">expires soon</td>' in rows[1]
+    assert '<td class="bad">no (certificate has expired)</td>' in rows[2] and ">expired</td>" in rows[2]
+    assert "could not be read: [Errno 111] Connection refused" in rows[3]
+
+
+def test_no_certificate_section_without_certificates_read_or_on_a_plaintext_listener():
+    without = kafka_report_view(_cluster())
+    assert without["certificates_read"] is False and without["certificates"] == []
+    plaintext = _cluster()
+    plaintext["certificates"] = []
+    assert kafka_report_view(plaintext)["certificates_read"] is True
+    for view in (without, kafka_report_view(plaintext)):
+        assert 'id="certificates"' not in _page(view)

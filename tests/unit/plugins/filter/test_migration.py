@@ -10,6 +10,7 @@ from ansible_collections.kafkaops.cluster.plugins.filter.migration import (
     kafka_migration_plan,
     kafka_migration_precheck,
     kafka_migration_state,
+    kafka_nodes_behind,
     kafka_upgrade_check,
 )
 
@@ -286,3 +287,21 @@ def test_a_metadata_wait_without_a_missing_broker_says_what_it_saw_and_no_more()
     assert sentence == ("after 30 s, /migration still held kraft_metadata_offset (no znode) (the controllers write the "
                         "offset they copied up to once every broker registered in ZooKeeper runs in migration mode). "
                         "Registered in ZooKeeper: brokers 1; rolled into migration mode by this run: 1")
+
+
+def test_the_nodes_behind_are_named_once_each_and_nodes_not_read_are_not_counted():
+    hostvars = {
+        "b1": {"kafka_broker_node_state": [{"host": "b1", "broker_id": 1, "version": "4.4.0"},
+                                           {"host": "b1", "broker_id": 11, "version": "4.3.1"},
+                                           {"host": "b1", "broker_id": 12, "version": "4.3.1"}]},
+        "b2": {"kafka_broker_node_state": [{"host": "b2", "broker_id": 2, "version": "4.4.0"}]},
+        "c1": {"kafka_controller_node_state": {"host": "c1", "node_id": 9001, "version": ""}},
+        "c2": {"kafka_controller_node_state": {"host": "c2", "node_id": 9002, "version": "4.4.0"}},
+        # Combined mode: a host with both.
+        "x1": {"kafka_broker_node_state": [{"host": "x1", "broker_id": 3, "version": "4.4.0"}],
+               "kafka_controller_node_state": {"host": "x1", "node_id": 3, "version": "4.3.1"}},
+        "unread": {},
+    }
+    assert kafka_nodes_behind(["b1", "b2", "c1", "c2", "x1", "unread"], hostvars, "4.4.0") == ["b1", "c1", "x1"]
+    assert kafka_nodes_behind(["b2", "c2"], hostvars, "4.4.0") == []
+    assert kafka_nodes_behind([], hostvars, "4.4.0") == []

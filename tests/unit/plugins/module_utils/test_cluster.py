@@ -1,9 +1,13 @@
 """kafka_cluster_info's run against a fake cluster: it reads in a few requests and never writes; the
 selection of topics and partitions on plain data."""
 
+import datetime
+from types import SimpleNamespace
+
 import pytest
-from ansible_collections.kafkaops.cluster.plugins.module_utils import _cluster
+from ansible_collections.kafkaops.cluster.plugins.module_utils import _certificates, _cluster
 from ansible_collections.kafkaops.cluster.plugins.modules import kafka_cluster_info
+from ansible_collections.kafkaops.cluster.tests.unit.plugins.certificate_samples import issue, name, real_now
 
 SERVERS = {"bootstrap_servers": ["kafka1:9092"]}
 
@@ -345,3 +349,81 @@ def test_log_dirs_of_one_broker_on_one_filesystem_count_once():
     assert _cluster._disks(responses) == expected
     # A broker that lists no log dir refused the request: its sizes are missing, and it is named.
     assert _cluster.brokers_without_log_dirs(responses + [dict(broker=3, log_dirs=[])]) == [3]
+
+
+# ---- certificates the brokers serve -------------------------------------------------------------
+
+
+@pytest.fixture
+def handshakes(monkeypatch):
+    """{host: (DER, verified, reason) or an exception}: what a handshake with each broker gives, with the
+    calls recorded in handshakes.calls."""
+    answers = {}
+    calls = []
+
+    def handshake(host, port, params, timeout):
+        calls.append((host, port, params.get("ssl_cafile"), timeout))
+        answer = answers[host]
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    monkeypatch.setattr(_certificates, "served_certificate", handshake)
+    return SimpleNamespace(answers=answers, calls=calls)
+
+
+def _served(days_left, common_name):
+    return issue(name(common_name), not_after=real_now() + datetime.timedelta(days=days_left, hours=1))
+
+
+TLS = dict(SERVERS, security_protocol="SSL", ssl_cafile=__file__, include_certificates=True)
+
+
+def test_each_broker_serves_its_certificate_and_those_expiring_soon_are_warned_of(run_module, cluster, handshakes):
+    fine, soon = _served(400, "kafka1"), _served(12, "kafka2")
+    handshakes.answers.update(kafka1=(fine.der, True, None), kafka2=(soon.der, False, "certificate has expired"))
+    result = run_module(kafka_cluster_info.main, TLS, cluster)
+    assert not result.get("failed"), result
+    assert sorted(handshakes.calls) == [("kafka1", 9092, __file__, 30), ("kafka2", 9092, __file__, 30)]
+    first, second = result["certificates"]
+    assert first["broker"] == 1 and first["address"] == "kafka1:9092" and first["subject"] == "CN=kafka1"
+    assert first["days_left"] == 400 and not first["expiring"] and first["verified"] and first["verify_error"] is None
+    assert int(first["serial"], 16) == fine.certificate.serial_number
+    assert second["days_left"] == 12 and second["expiring"] and not second["verified"]
+    assert second["verify_error"] == "certificate has expired"
+    assert result["certificates_expiring"] == [second]
+    expiry = soon.certificate.not_valid_after_utc.strftime("%Y-%m-%dT%H:%M:%SZ")
+    assert result["warnings"] == [
+        "broker 2 at kafka2:9092 serves a certificate within certificate_warn_days (30): its certificate (CN=kafka2) "
+        "expires on %s, in 12 days" % expiry]
+
+
+def test_a_wide_window_lists_every_certificate_and_an_unreadable_one_is_warned_of(run_module, cluster, handshakes):
+    handshakes.answers.update(kafka1=(_served(400, "kafka1").der, True, None),
+                              kafka2=ConnectionRefusedError(111, "Connection refused"))
+    result = run_module(kafka_cluster_info.main, dict(TLS, certificate_warn_days=100000), cluster)
+    assert [entry["broker"] for entry in result["certificates_expiring"]] == [1]
+    assert result["certificates"][1] == dict(broker=2, address="kafka2:9092", error="[Errno 111] Connection refused")
+    assert result["warnings"][0].startswith("broker 1 at kafka1:9092 serves a certificate within "
+                                            "certificate_warn_days (100000): its certificate (CN=kafka1) expires on ")
+    assert result["warnings"][1] == ("broker 2 at kafka2:9092: its certificate could not be read: "
+                                     "[Errno 111] Connection refused")
+
+
+@pytest.mark.parametrize("args", [dict(SERVERS, include_certificates=True),
+                                  dict(SERVERS, security_protocol="SASL_PLAINTEXT", sasl_username="u",
+                                       sasl_password="p", include_certificates=True)],
+                         ids=["plaintext", "sasl-plaintext"])
+def test_a_listener_without_tls_serves_no_certificate_and_none_is_asked_for(run_module, cluster, handshakes, args):
+    result = run_module(kafka_cluster_info.main, args, cluster)
+    assert result["certificates"] == [] and result["certificates_expiring"] == [] and handshakes.calls == []
+
+
+def test_certificates_are_read_only_when_asked(run_module, cluster, handshakes):
+    result = run_module(kafka_cluster_info.main, dict(TLS, include_certificates=False), cluster)
+    assert "certificates" not in result and handshakes.calls == []
+
+
+def test_a_negative_window_is_refused_naming_it(run_module, handshakes):
+    failed = run_module(kafka_cluster_info.main, dict(TLS, certificate_warn_days=-1), None)
+    assert failed["failed"] and failed["field"] == "certificate_warn_days" and "at least 0" in failed["msg"]

@@ -86,3 +86,30 @@ class _KnownBrokers:
 def test_advertised_api_keys_reads_keys_newer_than_the_library():
     assert advertised_api_keys(_NewerBrokers()) == {0, 55, 93}
     assert advertised_api_keys(_KnownBrokers()) == {0, 3}
+
+
+class _RefusingAdmin:
+    """An admin client whose login lacks Describe on the Cluster resource."""
+
+    def __init__(self, **config):
+        self.config = config
+
+    def list_partition_reassignments(self):
+        from kafka.errors import ClusterAuthorizationFailedError
+
+        raise ClusterAuthorizationFailedError("Request ... needs DESCRIBE permission.")
+
+
+@pytest.mark.parametrize("config, field, login", [
+    ({"sasl_plain_username": "alice"}, "sasl_username", "the login 'alice' (User:alice)"),
+    ({"ssl_certfile": "/etc/kafka/tls/alice.crt"}, "ssl_certfile", "the certificate /etc/kafka/tls/alice.crt"),
+    ({}, None, "this connection's principal"),
+], ids=["sasl", "certificate", "anonymous"])
+def test_a_login_without_describe_on_the_cluster_is_named_with_what_to_grant(config, field, login):
+    from ansible_collections.kafkaops.cluster.plugins.module_utils._cluster import read_reassignments
+
+    with pytest.raises(KafkaAdminError) as refused:
+        read_reassignments(_RefusingAdmin(**config))
+    assert refused.value.field == field
+    assert str(refused.value).startswith(login + " may not Describe the Cluster resource, which listing the ongoing")
+    assert "resource_type=cluster, operation=describe" in str(refused.value)

@@ -3,22 +3,15 @@
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from ansible_collections.kafkaops.cluster.plugins.module_utils import _cluster
+from ansible_collections.kafkaops.cluster.plugins.module_utils import _reassignment_planner_io as _io
 from ansible_collections.kafkaops.cluster.plugins.module_utils._log_dir_planner import (
+    SHARED_FILESYSTEM_SLACK,
     LogDirPlanError,
     plan_log_dirs,
+    volumes,
 )
-
-GB = 1 << 30
-
-
-def disk(total=None, used=0, online=True, cordoned=False):
-    return dict(total_bytes=total, usable_bytes=None if total is None else total - used, online=online,
-                cordoned=cordoned)
-
-
-def broker(dirs, replicas):
-    """dirs: {path: disk()}; replicas: {(topic, partition): (path, bytes)}."""
-    return dict(dirs=dirs, replicas=dict((key, dict(dir=path, bytes=size)) for key, (path, size) in replicas.items()))
+from ansible_collections.kafkaops.cluster.tests.unit.plugins.module_utils.log_dir_samples import GB, broker, disk
 
 
 def after_move(state, plan):
@@ -95,10 +88,11 @@ def test_an_evacuation_without_room_is_refused_naming_the_field_dir_and_bytes():
 
 @pytest.mark.parametrize("max_disk_fill, moved", [(0.85, 20), (0.55, 5)], ids=["room", "little-room"])
 def test_balance_keeps_every_receiving_dir_under_max_disk_fill(max_disk_fill, moved):
-    state = {1: broker({"/a": disk(100, 90), "/b": disk(100, 50)},
-                       {("t", 0): ("/a", 20), ("t", 1): ("/a", 5)})}
+    # Disks of gibibytes: volumes of one size whose usable bytes are within 64 MiB count as one filesystem.
+    state = {1: broker({"/a": disk(100 * GB, 90 * GB), "/b": disk(100 * GB, 50 * GB)},
+                       {("t", 0): ("/a", 20 * GB), ("t", 1): ("/a", 5 * GB)})}
     plan = plan_log_dirs(state, balance=True, max_disk_fill=max_disk_fill)
-    assert plan["bytes_moved"] == moved
+    assert plan["bytes_moved"] == moved * GB
 
 
 def test_an_even_broker_plans_nothing():
@@ -108,7 +102,44 @@ def test_an_even_broker_plans_nothing():
     assert plan["brokers"][1]["imbalance_before"] == plan["brokers"][1]["imbalance_after"] == 1.0
 
 
+# ---- one filesystem: the same rule for the brokers' disks, the dir planner and the one-host check -----------
+
+
+def test_dirs_within_the_slack_are_one_filesystem_for_the_brokers_disks_and_for_the_dir_planner():
+    drift = SHARED_FILESYSTEM_SLACK - 4096
+    responses = [dict(broker=1, log_dirs=[
+        dict(log_dir="/data/a", error_code=0, topics=[], total_bytes=100 * GB, usable_bytes=40 * GB),
+        dict(log_dir="/data/b", error_code=0, topics=[], total_bytes=100 * GB, usable_bytes=40 * GB - drift)])]
+    # The broker's disks: one volume, counted once.
+    assert _cluster._disks(responses) == {1: {"total_bytes": 100 * GB, "used_bytes": 60 * GB}}
+    # The dir planner: one volume too, so the dirs weigh by their bytes and a move between them fills nothing.
+    state = {1: broker({"/data/a": disk(100 * GB, 60 * GB), "/data/b": disk(100 * GB, 60 * GB + drift)}, {})}
+    assert volumes(state[1]["dirs"]) == {"/data/a": ("volume", 100 * GB, 40 * GB),
+                                         "/data/b": ("volume", 100 * GB, 40 * GB)}
+    assert plan_log_dirs(state)["brokers"][1]["weights"] == "bytes"
+    # And the reassignment planner's one-host check uses the same rule between brokers.
+    assert _io.shared_filesystem({1: dict(total_bytes=100 * GB, used_bytes=60 * GB),
+                                  2: dict(total_bytes=100 * GB, used_bytes=60 * GB + drift)}, [1, 2], 0)
+
+
+def test_dirs_beyond_the_slack_are_separate_volumes_everywhere():
+    apart = SHARED_FILESYSTEM_SLACK + 4096
+    responses = [dict(broker=1, log_dirs=[
+        dict(log_dir="/data/a", error_code=0, topics=[], total_bytes=100 * GB, usable_bytes=40 * GB),
+        dict(log_dir="/data/b", error_code=0, topics=[], total_bytes=100 * GB, usable_bytes=40 * GB - apart)])]
+    assert _cluster._disks(responses) == {1: {"total_bytes": 200 * GB, "used_bytes": 120 * GB + apart}}
+    state = {1: broker({"/data/a": disk(100 * GB, 60 * GB), "/data/b": disk(100 * GB, 60 * GB + apart)}, {})}
+    assert plan_log_dirs(state)["brokers"][1]["weights"] == "capacity"
+    assert not _io.shared_filesystem({1: dict(total_bytes=100 * GB, used_bytes=60 * GB),
+                                      2: dict(total_bytes=100 * GB, used_bytes=60 * GB + apart)}, [1, 2], 0)
+
+
 # ---- properties on random brokers ---------------------------------------------------------------
+
+
+# Random sizes come in steps of 128 MiB: two volumes' figures then differ by more than the 64 MiB a filesystem's
+# usable bytes may drift between two dirs' answers, or not at all.
+STEP = 1 << 27
 
 
 @st.composite
@@ -121,12 +152,12 @@ def random_brokers(draw):
         replicas = {}
         for index in range(draw(st.integers(0, 12))):
             where = draw(st.sampled_from(paths))
-            replicas[(draw(st.sampled_from(["a", "b"])), index)] = (where, draw(st.integers(0, 1000)))
+            replicas[(draw(st.sampled_from(["a", "b"])), index)] = (where, STEP * draw(st.integers(0, 1000)))
         dirs = {}
         for path in paths:
             held = sum(size for where, size in replicas.values() if where == path)
-            total = held + draw(st.integers(0, 5000)) if sizes_known else None
-            dirs[path] = disk(total, held + draw(st.integers(0, 100)) if total else 0,
+            total = held + STEP * draw(st.integers(0, 5000)) if sizes_known else None
+            dirs[path] = disk(total, held + STEP * draw(st.integers(0, 100)) if total else 0,
                               cordoned=draw(st.integers(0, 5)) == 0)
             if total is not None and dirs[path]["usable_bytes"] < 0:
                 dirs[path]["usable_bytes"] = 0

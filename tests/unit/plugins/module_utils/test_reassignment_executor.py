@@ -376,3 +376,15 @@ def test_an_election_still_refused_after_the_wait_names_the_partition_and_kafkas
                                               poll_interval=2, sleep=sleep, clock=clock)
     assert failed == [dict(partition="orders-1", error="PreferredLeaderNotAvailableError")]
     assert now[0] == 10 and len(client.asked) == 6
+
+
+def test_a_replica_moved_off_a_broker_that_is_down_throttles_only_live_brokers(run_module, fake_cluster):
+    # Mode fix_offline's plans: broker 3 is down for good; its configs could only be changed through itself.
+    cluster = fake_cluster(brokers=(1, 2, 4), topics={"orders": {0: [1, 2, 3]}}, sizes={"orders": 1000000})
+    result = run_module(kafka_reassignment.main, dict(SERVERS, plan=plan(("orders", 0, [1, 2, 4])), throttle=5000000,
+                                                      poll_interval=0.01), cluster)
+    assert not result.get("failed"), result
+    assert result["moved"] == 1 and result["throttled"] == dict(brokers=[1, 2, 4], topics=["orders"])
+    touched = set(resource_name for name, details in cluster.writes() if name == "alter_configs"
+                  for kind, resource_name, unused in details["changes"] if kind == ConfigResourceType.BROKER)
+    assert touched == {"1", "2", "4"}

@@ -1,13 +1,17 @@
 """The kafka_broker role's host model as plain data in, plain data out: values and each preflight problem."""
 
 import pytest
+from ansible_collections.kafkaops.cluster.plugins.filter.certificates import tls_file_problems
+from ansible_collections.kafkaops.cluster.plugins.filter.features import kafka_feature_pin_problems
+from ansible_collections.kafkaops.cluster.plugins.filter.kafka_broker import kafka_broker_host_model
 from ansible_collections.kafkaops.cluster.plugins.plugin_utils._broker_host_model import broker_files, host_model
+from ansible_collections.kafkaops.cluster.tests.unit.plugins.certificate_samples import ca, ec_key, issue, key_pem, name
 
 INPUTS = {
     "kafka_broker_hosts": ["b1", "b2", "b3"], "kafka_broker_combined": False, "kafka_broker_controller_port": 9093,
     "kafka_broker_controller_quorum_servers": [], "kafka_broker_min_insync_replicas": 1,
     "kafka_broker_num_partitions": 3, "kafka_broker_jmx_tls": False, "kafka_broker_authorizer_enabled": False,
-    "kafka_broker_super_users": [], "kafka_broker_properties": {},
+    "kafka_broker_super_users": [], "kafka_broker_properties": {}, "kafka_broker_features": {},
 }
 SETTINGS = {
     "kafka_broker_metadata_mode": "zookeeper", "kafka_broker_cluster_id": "",
@@ -43,9 +47,13 @@ def _cluster(**changes):
     return cluster
 
 
-def _model(inputs=None, settings=None, cluster=None, files=()):
+def _no_key_problem(certificate_variable, certificate_path, key_variable, key_path):
+    return None
+
+
+def _model(inputs=None, settings=None, cluster=None, files=(), key_problem=_no_key_problem):
     return host_model(dict(INPUTS, **(inputs or {})), dict(SETTINGS, **(settings or {})), cluster or _cluster(),
-                      lambda path: path in files)
+                      lambda path: path in files, key_problem)
 
 
 def test_a_plain_zookeeper_broker():
@@ -136,6 +144,10 @@ PROBLEMS = [
      "kafka_broker_default_replication_factor (4) and kafka_broker_internal_topics_replication_factor (3) must be"
      " within 1 and the number of brokers (3)"),
     ({"inputs": {"kafka_broker_min_insync_replicas": 0}}, "kafka_broker_min_insync_replicas (0) within 1"),
+    ({"inputs": {"kafka_broker_features": {"metadata.version": "4.4-IV0"}}},
+     "kafka_broker_features.metadata.version: must be a level number, not the release name '4.4-IV0'"),
+    ({"inputs": {"kafka_broker_features": {"Group Version": 1}}},
+     "kafka_broker_features.Group Version: is not a feature's name (such as transaction.version)"),
     ({"settings": {"kafka_broker_metadata_mode": "zk"}},
      "kafka_broker_metadata_mode: expected zookeeper, migration or kraft, got 'zk'"),
     ({"inputs": {"kafka_broker_combined": True}},
@@ -207,6 +219,73 @@ def test_provided_tls_files_that_exist_are_no_problem():
                              "kafka_broker_tls_key_file": "/p/host.key"}, files=files)
     assert model["problems"] == []
     assert model["tls"]["source"]["cert"] == "/p/host.crt"
+
+
+PROVIDED = {"kafka_broker_internal_security_protocol": "SSL", "kafka_broker_tls_certificates": "provided",
+            "kafka_broker_tls_ca_file": "/p/ca.crt", "kafka_broker_tls_cert_file": "/p/host.crt",
+            "kafka_broker_tls_key_file": "/p/host.key"}
+
+
+def test_a_provided_certificate_of_another_key_is_a_problem_once_every_file_is_there():
+    asked = []
+
+    def mismatch(certificate_variable, certificate_path, key_variable, key_path):
+        asked.append((certificate_variable, certificate_path, key_variable, key_path))
+        return "%s: the certificate in %s does not match %s (%s)" % (
+            certificate_variable, certificate_path, key_variable, key_path)
+
+    files = {"/p/ca.crt", "/p/host.crt", "/p/host.key"}
+    assert _model(settings=PROVIDED, files=files, key_problem=mismatch)["problems"] == [
+        "An SSL listener (or kafka_broker_jmx_tls) needs a CA, a certificate and a key: kafka_broker_tls_cert_file: "
+        "the certificate in /p/host.crt does not match kafka_broker_tls_key_file (/p/host.key)"]
+    assert asked == [("kafka_broker_tls_cert_file", "/p/host.crt", "kafka_broker_tls_key_file", "/p/host.key")]
+    # A file missing is said alone, and nothing is compared; generated certificates are not compared either.
+    assert _model(settings=PROVIDED, files=files - {"/p/host.key"}, key_problem=mismatch)["problems"] == [
+        "An SSL listener (or kafka_broker_jmx_tls) needs a CA, a certificate and a key: "
+        "kafka_broker_tls_key_file: no such file on the controller"]
+    assert _model(settings=dict(PROVIDED, kafka_broker_tls_certificates="generated"), key_problem=mismatch)[
+        "problems"] == []
+    assert len(asked) == 1
+
+
+def test_each_bad_pin_is_its_own_problem_after_the_cluster_ones():
+    problems = _model(inputs={"kafka_broker_min_insync_replicas": 0,
+                              "kafka_broker_features": {"transaction.version": -2, "group.version": "x",
+                                                        "share.version": 1}},
+                      settings={"kafka_broker_heap_size": "lots"})["problems"]
+    assert [problem.split(":")[0] for problem in problems] == [
+        "kafka_broker_default_replication_factor (3) and kafka_broker_internal_topics_replication_factor (3) must be "
+        "within 1 and the number of brokers (3), and kafka_broker_min_insync_replicas (0) within 1 and the default "
+        "replication factor",
+        "kafka_broker_features.group.version", "kafka_broker_features.transaction.version",
+        "kafka_broker_heap_size ('lots') must be a JVM size such as 512m, kafka_broker_internal_host / "
+        "kafka_broker_external_host must not be empty and kafka_broker_num_partitions (3) must be at least 1"]
+
+
+def test_the_filter_words_provided_files_and_pins_as_their_own_filters_do(tmp_path):
+    authority = ca()
+    (tmp_path / "ca.crt").write_text(authority.pem)
+    certificate, _key = issue(name("kafka1"), issuer=authority).write(tmp_path, "kafka1")
+    other = tmp_path / "other.key"
+    other.write_bytes(key_pem(ec_key()))
+    paths = {"kafka_broker_tls_ca_file": str(tmp_path / "ca.crt"), "kafka_broker_tls_cert_file": certificate,
+             "kafka_broker_tls_key_file": str(other)}
+    pins = {"metadata.version": "4.4-IV0"}
+    model = kafka_broker_host_model(dict(INPUTS, kafka_broker_features=pins), dict(SETTINGS, **dict(PROVIDED, **paths)),
+                                    _cluster())
+    mismatch = tls_file_problems(paths, certificate="kafka_broker_tls_cert_file", key="kafka_broker_tls_key_file")
+    assert len(mismatch) == 1 and "does not match kafka_broker_tls_key_file" in mismatch[0]
+    assert model["problems"] == [kafka_feature_pin_problems(pins),
+                                 "An SSL listener (or kafka_broker_jmx_tls) needs a CA, a certificate and a key: "
+                                 + mismatch[0]]
+
+
+def test_the_expiry_warning_reads_the_certificates_the_role_deploys_by_what_they_are():
+    assert _model()["tls"]["expiry_files"] == {"CA certificate": "/ctl/tls/ca.crt",
+                                               "host certificate": "/ctl/tls/hosts/b1.crt",
+                                               "admin client certificate": "/ctl/tls/clients/admin.crt"}
+    provided = _model(settings=PROVIDED, files={"/p/ca.crt", "/p/host.crt", "/p/host.key"})
+    assert list(provided["tls"]["expiry_files"].values()) == ["/p/ca.crt", "/p/host.crt", "/ctl/tls/clients/admin.crt"]
 
 
 def test_the_authorizer_passes_when_anonymous_is_a_super_user_knowingly():

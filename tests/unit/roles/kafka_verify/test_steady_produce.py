@@ -42,32 +42,78 @@ def test_a_producer_is_replaced_only_when_records_wait_and_nothing_is_acknowledg
 
 
 class _Sender:
-    def __init__(self):
-        self.forced = False
+    def __init__(self, events):
+        self.events = events
 
     def force_close(self):
-        self.forced = True
+        self.events.append("force_close")
+
+    def join(self, timeout=None):
+        self.events.append("join")
 
 
 class _Producer:
-    """kafka-python's close with records outstanding: its flush raises before the I/O thread is stopped."""
+    """kafka-python's producer as abandon and drain use it: close flushes first, and with records outstanding
+    its flush raises; a flush marks every held batch ready, so anything after it may send them."""
 
     def __init__(self, outstanding):
-        self._sender, self.outstanding = _Sender(), outstanding
+        self.events = []
+        self._sender, self.outstanding = _Sender(self.events), outstanding
 
-    def close(self, timeout=None):
+    def flush(self, timeout=None):
+        self.events.append("flush")
         if self.outstanding:
             raise TimeoutError("flush timed out")
 
+    def close(self, timeout=None):
+        self.flush(timeout)
+        self.events.append("close")
 
-@pytest.mark.parametrize("outstanding, forced", [(3, True), (0, False)])
-def test_an_abandoned_producer_has_its_io_thread_stopped_even_when_the_close_raises(outstanding, forced):
+
+@pytest.mark.parametrize("outstanding", [3, 0])
+def test_an_abandoned_producer_has_its_io_thread_stopped_before_anything_flushes(outstanding):
     producer = _Producer(outstanding)
     steady_produce.abandon(producer)
-    assert producer._sender.forced is forced
+    assert producer.events[:3] == ["force_close", "join", "flush"]
+
+
+class _Metadata:
+    partition = 0
+
+
+@pytest.mark.parametrize("seconds, expected_events", [
+    # No time to drain: nothing is flushed (a flush would send what a linger holds).
+    (0, ["force_close", "join", "flush"]),
+    (2.5, ["flush", "force_close", "join", "flush"]),
+])
+def test_a_drain_freezes_the_counts_when_its_wait_ends(seconds, expected_events, capsys):
+    acknowledgements = steady_produce.Acknowledgements()
+    acknowledgements.on_success("key-0000", 0, _Metadata())
+    producer = _Producer(outstanding=2)
+    steady_produce.drain(producer, seconds, acknowledgements, 3, str)
+    assert producer.events == expected_events
+    # Answers that arrive after the wait (the I/O thread had sent them) are not counted: the manifest's
+    # records and its figures stay the ones known when the run stopped waiting.
+    acknowledgements.on_success("key-0001", 0, _Metadata())
+    acknowledgements.on_failure(TimeoutError())
+    assert (acknowledgements.acknowledged, acknowledgements.failed) == (1, 0)
+    assert acknowledgements.partition_keys() == {0: {"key-0000": [[0, 1]]}}
+    assert "2 records unanswered after a drain of %g s" % seconds in capsys.readouterr().err
 
 
 def test_log_lines_lose_the_secrets():
     record = steady_produce.logging.LogRecord("kafka.conn", 30, __file__, 1, "login %s refused", ("s3cret",), None)
     assert steady_produce.RedactingFilter(lambda text: text.replace("s3cret", "***")).filter(record)
     assert record.getMessage() == "login *** refused"
+
+
+def test_records_failed_by_the_runs_own_abort_are_settled_not_failed():
+    from kafka.errors import TransactionAbortedError
+
+    acknowledgements = steady_produce.Acknowledgements()
+    acknowledgements.on_success("key-0000", 0, _Metadata())
+    acknowledgements.on_failure(TransactionAbortedError())
+    acknowledgements.on_failure(TimeoutError())
+    assert (acknowledgements.acknowledged, acknowledgements.failed, acknowledgements.aborted_unsent) == (1, 1, 1)
+    assert acknowledgements.errors == {"TimeoutError": 1}
+    assert acknowledgements.outstanding(4) == 1 and acknowledgements.stop_counting(4) == 1

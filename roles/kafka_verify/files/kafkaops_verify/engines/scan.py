@@ -14,7 +14,7 @@ import functools
 import json
 
 from kafkaops_verify.engines.partition_scan import SCAN_SCHEMA, scan_batches
-from kafkaops_verify.ranges import count_within, missing_within
+from kafkaops_verify.ranges import count_within, missing_within, present_within
 from kafkaops_verify.records import spark_parsed_columns
 from kafkaops_verify.report import CHECKS, partition_entries, report_of
 from kafkaops_verify.session import ship_package
@@ -38,11 +38,12 @@ def scan_columns(raw, topics):
     return raw.select(*[columns[name].alias(name) for name in SCAN_COLUMNS])
 
 
-def verify_with_scan(read, bounds, range_rows, examples_per_kind=5):
+def verify_with_scan(read, bounds, range_rows, examples_per_kind=5, aborted_rows=(), committed_topics=()):
     """verify with the scan: reads once, shuffles nothing; matches the ranges seen against the
-    acknowledged ones in the driver."""
+    acknowledged ones, and against the aborted ones, in the driver."""
     topics = sorted({topic for topic, partition in bounds})
     partitions, seen = scan_records(read(bounds), topics, examples_per_kind) if bounds else ({}, {})
+    visible = aborted_visible(seen, aborted_rows, examples_per_kind)
     matches, losing = {}, []
     for row in sorted(range_rows):
         topic, partition, run_id, key, start, end = row
@@ -54,16 +55,44 @@ def verify_with_scan(read, bounds, range_rows, examples_per_kind=5):
         if found < end - start:
             losing.append(row)
     counts = {
-        identity: {**summary, "found": matches.get(identity, {}).get("found", 0)}
+        identity: {
+            **summary,
+            "found": matches.get(identity, {}).get("found", 0),
+            "aborted_visible": visible["counts"].get(identity, 0),
+        }
         for identity, summary in partitions.items()
     }
-    per_partition = partition_entries(bounds, counts, matches)
-    examples = scan_examples(partitions, seen, bounds, losing, per_partition, examples_per_kind)
+    per_partition = partition_entries(bounds, counts, matches, committed_topics)
+    examples = scan_examples(partitions, seen, bounds, losing, per_partition, examples_per_kind, committed_topics)
+    examples.extend(visible["examples"] if any(entry["aborted_visible"] for entry in per_partition) else [])
     return report_of(per_partition, examples)
 
 
-def scan_examples(partitions, seen, bounds, losing, per_partition, limit):
-    """The first offending records of each kind, in the order and shape of the sql engine's."""
+def aborted_visible(seen, aborted_rows, limit):
+    """Records of aborted ranges among those seen (first copies), in whichever partition of their topic:
+    {"counts": {(topic, partition): n}, "examples": the first few, as the sql engine orders them}."""
+    partitions_of = {}
+    for topic, partition, run_id, key in seen:
+        partitions_of.setdefault((topic, run_id, key), []).append(partition)
+    counts, found = {}, []
+    for topic, run_id, key, start, end in aborted_rows:
+        for partition in partitions_of.get((topic, run_id, key), ()):
+            ranges = seen[(topic, partition, run_id, key)]
+            number = count_within(ranges, start, end)
+            if number:
+                counts[(topic, partition)] = counts.get((topic, partition), 0) + number
+                found.extend(
+                    {"topic": topic, "partition": partition, "run_id": run_id, "key": key, "sequence": sequence}
+                    for sequence in present_within(ranges, start, end, limit)
+                )
+    order = ("topic", "partition", "run_id", "key", "sequence")
+    chosen = sorted(found, key=lambda example: tuple(example[field] for field in order))[: max(limit, 0)]
+    return {"counts": counts, "examples": [{"kind": "aborted_visible", **example} for example in chosen]}
+
+
+def scan_examples(partitions, seen, bounds, losing, per_partition, limit, committed_topics=()):
+    """The first offending records of each kind, in the order and shape of the sql engine's; aborted records
+    that are visible come apart (aborted_visible)."""
     if limit <= 0:
         return []
     kinds = {check: sum(entry[check] for entry in per_partition) for check in CHECKS}
@@ -76,11 +105,15 @@ def scan_examples(partitions, seen, bounds, losing, per_partition, limit):
     found = {kind: [] for kind in fields}
     for (topic, partition), summary in partitions.items():
         for kind in fields:
+            if kind == "offset_gaps" and topic in committed_topics:
+                continue  # not holes there: report.partition_entries says why
             for values in summary["examples"][kind]:
                 named = dict(zip(fields[kind], values, strict=True))
                 found[kind].append({"topic": topic, "partition": partition, **named})
     # The scan sees holes between records; those at the ends of a partition come from its bounds.
     for (topic, partition), (start, end) in bounds.items():
+        if topic in committed_topics:
+            continue
         summary = partitions.get((topic, partition), {})
         first, last = summary.get("first_offset"), summary.get("last_offset")
         ends = [(start, end)] if first is None else [(start, first), (last + 1, end)]

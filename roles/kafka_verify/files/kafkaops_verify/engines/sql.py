@@ -5,6 +5,7 @@ raw:     topic, partition, offset, key (binary), value (binary)  as Spark's Kafk
 records: topic, partition, offset, run_id, key, sequence, corrupt_reason  (parse_records)
 ranges:  topic, partition, run_id, key, range_start, range_end   (acknowledged, half-open)
 bounds:  topic, partition, start_offset, end_offset              (what was to be read, half-open)
+aborted: topic, run_id, key, aborted_start, aborted_end          (aborted transactions' records, half-open)
 """
 
 from kafkaops_verify.records import spark_parsed_columns
@@ -12,6 +13,7 @@ from kafkaops_verify.report import CHECKS, partition_entries, report_of
 
 RANGE_COLUMNS = ("topic", "partition", "run_id", "key", "range_start", "range_end")
 BOUNDS_COLUMNS = ("topic", "partition", "start_offset", "end_offset")
+ABORTED_COLUMNS = ("topic", "run_id", "key", "aborted_start", "aborted_end")
 
 
 def parse_records(raw):
@@ -100,6 +102,37 @@ def assign_ranges(flagged, ranges):
     )
 
 
+def mark_aborted(flagged, aborted):
+    """Adds is_aborted: the record's sequence falls in an aborted range of its run and key, in any partition
+    of its topic. Aborted ranges are merged per run and key, so a record matches one at most; they are few
+    and broadcast, as the acknowledged ones are."""
+    from pyspark.sql import functions as F
+
+    renamed = aborted.select(*[F.col(column).alias("aborted_" + column) for column in ("topic", "run_id", "key")],
+                             "aborted_start", "aborted_end")
+    condition = (
+        (F.col("topic") == F.col("aborted_topic"))
+        & (F.col("run_id") == F.col("aborted_run_id"))
+        & (F.col("key") == F.col("aborted_key"))
+        & (F.col("sequence") >= F.col("aborted_start"))
+        & (F.col("sequence") < F.col("aborted_end"))
+    )
+    return (
+        flagged.join(F.broadcast(renamed), condition, "left")
+        .withColumn("is_aborted", F.col("aborted_start").isNotNull())
+        .drop("aborted_topic", "aborted_run_id", "aborted_key", "aborted_start", "aborted_end")
+    )
+
+
+def find_aborted_visible(marked):
+    """First copies of records of aborted ranges (a duplicate of one counts as a duplicate, not again here)."""
+    from pyspark.sql import functions as F
+
+    return marked.where(F.col("is_aborted") & ~F.col("is_duplicate")).select(
+        "topic", "partition", "run_id", "key", "sequence"
+    )
+
+
 def aggregate_groups(assigned):
     """Counts per (topic, partition, run, key, acknowledged range): small, and all the report needs.
 
@@ -111,6 +144,8 @@ def aggregate_groups(assigned):
         return F.sum(F.when(condition, 1).otherwise(0)).cast("long")
 
     identified_first_copy = F.col("sequence").isNotNull() & ~F.col("is_duplicate")
+    # Without mark_aborted before it, nothing is aborted.
+    aborted = F.col("is_aborted") if "is_aborted" in assigned.columns else F.lit(False)
     return assigned.groupBy("topic", "partition", "run_id", "key", "range_start", "range_end").agg(
         F.count(F.lit(1)).alias("records"),
         count_where(F.col("corrupt_reason").isNotNull()).alias("corrupt"),
@@ -118,6 +153,7 @@ def aggregate_groups(assigned):
         count_where(F.col("is_out_of_order")).alias("out_of_order"),
         count_where(identified_first_copy).alias("identified"),
         count_where(identified_first_copy & F.col("range_start").isNotNull()).alias("found"),
+        count_where(identified_first_copy & aborted).alias("aborted_visible"),
     )
 
 
@@ -211,13 +247,19 @@ def summarize_groups(groups):
     """Per partition: records read, corrupt, duplicates, out of order, identified first copies, found."""
     from pyspark.sql import functions as F
 
-    counts = ("records", "corrupt", "duplicates", "out_of_order", "identified", "found")
+    counts = ("records", "corrupt", "duplicates", "out_of_order", "identified", "found", "aborted_visible")
     return groups.groupBy("topic", "partition").agg(*[F.sum(name).cast("long").alias(name) for name in counts])
 
 
 def ranges_frame(spark, rows):
     schema = "topic string, partition int, run_id string, key string, range_start long, range_end long"
     return spark.createDataFrame(rows, schema)
+
+
+def aborted_frame(spark, rows):
+    """rows: (topic, run_id, key, start, end), as manifests.aborted_from_manifests gives them."""
+    schema = "topic string, run_id string, key string, aborted_start long, aborted_end long"
+    return spark.createDataFrame(list(rows), schema)
 
 
 def bounds_frame(spark, bounds):
@@ -236,8 +278,10 @@ def rows_as_dicts(frame, limit):
     return [row.asDict() for row in frame.limit(limit).collect()]
 
 
-def collect_examples(spark, read, bounds, ranges, per_partition, limit):
+def collect_examples(spark, read, bounds, ranges, per_partition, limit, aborted=None, committed_topics=()):
     """A few offending records per kind; reads again only the partitions with a violation."""
+    from pyspark.sql import functions as F
+
     examples = []
     if limit <= 0:
         return examples
@@ -261,7 +305,10 @@ def collect_examples(spark, read, bounds, ranges, per_partition, limit):
                 for row in rows_as_dicts(rows.orderBy("topic", "partition", "offset"), limit):
                     examples.append({"kind": kind, **row})
     if kinds["offset_gaps"]:
-        holes = find_offset_holes(records, bounds_frame(spark, faulty))
+        # Topics read with read_committed have no offset_gaps (report.partition_entries says why).
+        plain = {where: pair for where, pair in faulty.items() if where[0] not in committed_topics}
+        plain_records = records.where(~F.col("topic").isin(*committed_topics)) if committed_topics else records
+        holes = find_offset_holes(plain_records, bounds_frame(spark, plain))
         for row in rows_as_dicts(holes.orderBy("topic", "partition", "gap_start"), limit):
             examples.append({"kind": "offset_gaps", **row})
     if kinds["lost"]:
@@ -269,26 +316,32 @@ def collect_examples(spark, read, bounds, ranges, per_partition, limit):
         lost = find_lost(records, ranges.limit(limit)).orderBy("topic", "partition", "run_id", "key", "sequence")
         for row in rows_as_dicts(lost, limit):
             examples.append({"kind": "lost", **row})
+    if kinds["aborted_visible"]:
+        visible = find_aborted_visible(mark_aborted(flag_records(records), aborted))
+        for row in rows_as_dicts(visible.orderBy("topic", "partition", "run_id", "key", "sequence"), limit):
+            examples.append({"kind": "aborted_visible", **row})
     records.unpersist()
     return examples
 
 
-def verify_with_sql(spark, read, bounds, range_rows, examples_per_kind=5):
+def verify_with_sql(spark, read, bounds, range_rows, examples_per_kind=5, aborted_rows=(), committed_topics=()):
     """verify with the checks as Spark SQL: window functions over the records shuffled by partition
     and key, then aggregates; examples come from a second read of the faulty partitions."""
     from pyspark.sql import functions as F
 
     ranges = ranges_frame(spark, range_rows)
+    aborted = aborted_frame(spark, aborted_rows)
     flagged = flag_records(parse_records(read(bounds)) if bounds else no_records(spark))
     # One pass over the records: flags, manifest matches and counts all come from the same shuffled
     # rows; only the small per-group counts are kept.
-    groups = aggregate_groups(assign_ranges(flagged, ranges)).cache()
+    groups = aggregate_groups(mark_aborted(assign_ranges(flagged, ranges), aborted)).cache()
     flag_rows = {(row.topic, row.partition): row.asDict() for row in summarize_groups(groups).collect()}
     matched = match_ranges(groups, ranges).cache()
     range_rows_by_partition = {(row.topic, row.partition): row.asDict() for row in summarize_ranges(matched).collect()}
-    per_partition = partition_entries(bounds, flag_rows, range_rows_by_partition)
+    per_partition = partition_entries(bounds, flag_rows, range_rows_by_partition, committed_topics)
     losing_ranges = matched.where(F.col("lost") > 0).orderBy(*RANGE_COLUMNS)
-    examples = collect_examples(spark, read, bounds, losing_ranges, per_partition, examples_per_kind)
+    examples = collect_examples(spark, read, bounds, losing_ranges, per_partition, examples_per_kind, aborted,
+                                committed_topics)
     matched.unpersist()
     groups.unpersist()
     return report_of(per_partition, examples)
