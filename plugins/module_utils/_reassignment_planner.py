@@ -640,11 +640,37 @@ def _transport(broker_count, groups, total, left_out=None, build=None):
     if network.send(source, sink, total) < total:
         raise PlanError("broker_list", "no placement satisfies the rack rule (internal error, please report)")
     loads = network.even_out(list(range(2, 2 + broker_count)), sink_edges, set([source, sink]))
+    loads = _cheapest_even_loads(broker_count, groups, total, loads)
     network, arcs, sink_edges, source, sink, tails = _build_transport(broker_count, groups, total, loads)
     if network.send(source, sink, total) < total:
         raise PlanError("broker_list", "evened-out counts are not reachable (internal error, please report)")
     flows = [[(broker, network.flow(edge)) for broker, edge in group_arcs] for group_arcs in arcs]
     return flows, network.dual_bound(source, sink, total), False
+
+
+def _cheapest_even_loads(broker_count, groups, total, loads):
+    """Of the decreasingly minimal loads next to ``loads``, those the fewest moves reach.
+
+    even_out finds how even the counts can get, but where several brokers could hold the one unit more,
+    which of them do is an accident of the paths it took (mode add: a new broker at the ceiling where an
+    old one could have kept a replica costs a move). Square sums rank the load vectors of a transport
+    network as decreasing minimality does, and its decreasingly minimal vectors differ from one another
+    by at most one unit per broker; so a broker's units up to one below its load are free, and the next
+    two cost W(2k - 1) for the k-th unit, W above any count of moves. The least-cost flow then minimises
+    the square sum first and the moves second, over loads within one of ``loads`` (``loads`` among them).
+    """
+    weight = total + 1
+    network, unused_arcs, sink_edges, source, sink, unused_tails = _build_transport(
+        broker_count, groups, total, [max(load - 1, 0) for load in loads])
+    extra_edges = []
+    for position, load in enumerate(loads):
+        node = 2 + position
+        extra_edges.append([network.add_edge(node, sink, 1, weight * (2 * unit - 1))
+                            for unit in range(max(load - 1, 0) + 1, load + 2)])
+    if network.send(source, sink, total) < total:
+        return loads
+    return [network.flow(sink_edges[position]) + sum(network.flow(edge) for edge in extra_edges[position])
+            for position in range(broker_count)]
 
 
 def _join_all(groups, left_out, build):

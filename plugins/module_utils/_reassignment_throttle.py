@@ -130,7 +130,9 @@ class Throttle(object):
                 self.topic_had_override[(name, key)] = entry.get("config_source") == TOPIC_OVERRIDE_SOURCE and (
                     not items or bool(set(items) - owned))
                 left_on.update(int(item.split(":")[1]) for item in owned if item.split(":")[1].isdigit())
-        brokers = sorted(set(self._live(_plan_brokers(self.plan_entries))) | set(throttled_brokers))
+        # The brokers apply() throttles are live already: only the plan's others are asked about.
+        others = sorted(set(_plan_brokers(self.plan_entries)) - set(throttled_brokers))
+        brokers = sorted(set(self._live(others)) | set(throttled_brokers))
         for name, entries in (self._describe(ConfigResourceType.BROKER, brokers).items() if brokers else ()):
             set_now = dict((key, entries[key]["value"]) for key in BROKER_RATE_KEYS if key in entries
                            and entries[key].get("config_source") == "DYNAMIC_BROKER_CONFIG")
@@ -151,6 +153,8 @@ class Throttle(object):
     def _live(self, brokers):
         """The brokers that can take a rate: a broker that is down (mode fix_offline moves replicas off one)
         copies nothing, and its configs can only be changed through itself."""
+        if not brokers:
+            return []
         live = set(broker["id"] for broker in read_brokers(self.client)["brokers"])
         return [broker for broker in brokers if broker in live]
 

@@ -489,6 +489,17 @@ def _leaders(admin, name):
             for partition in admin.describe_topics([name])[0]["partitions"]}
 
 
+def _partitions_answered(admin, name):
+    """The topic's partitions, asked again while a request fails (the admin client may have sent it to the broker
+    a test just stopped)."""
+    for _attempt in range(9):
+        try:
+            return admin.describe_topics([name])[0]["partitions"]
+        except KafkaError:
+            time.sleep(2)
+    return admin.describe_topics([name])[0]["partitions"]
+
+
 def test_a_demoted_broker_leads_nothing_moves_no_data_and_stays_so_while_down_and_after(kafka, admin, topic):
     """Mode demote, for maintenance: the broker's preferred leaderships go to the other replicas and are elected,
     no replica moves; stopped, every partition keeps a leader among the others; started again, it takes none back
@@ -522,13 +533,8 @@ def test_a_demoted_broker_leads_nothing_moves_no_data_and_stays_so_while_down_an
         assert host.run("systemctl is-active kafka-broker-%d" % demoted).stdout.strip() == "inactive"
         # Down for maintenance: every partition still has a leader, none of them the demoted broker (asked again
         # if the admin client's request went to the broker just stopped).
-        leaders = None
-        for _attempt in range(10):
-            try:
-                leaders = _leaders(admin, topic)
-                break
-            except KafkaError:
-                time.sleep(2)
+        leaders = dict((partition["partition_index"], partition["leader_id"])
+                       for partition in _partitions_answered(admin, topic))
         assert demoted not in leaders.values() and all(leader >= 0 for leader in leaders.values()), leaders
     finally:
         host.run_expect([0], "sudo systemctl start kafka-broker-%d" % demoted)
@@ -564,11 +570,7 @@ def test_replicas_of_a_stopped_broker_are_placed_on_live_ones_and_nothing_else_m
         assert host.run("systemctl is-active kafka-broker-%d" % lost).stdout.strip() == "inactive"
         offline = None
         for _attempt in range(30):
-            try:
-                described = admin.describe_topics([name])[0]["partitions"]
-            except KafkaError:
-                time.sleep(2)
-                continue
+            described = _partitions_answered(admin, name)
             offline = {partition["partition_index"] for partition in described
                        if lost in partition["replica_nodes"] and lost not in partition["isr_nodes"]}
             if offline == set(holding[lost]):
