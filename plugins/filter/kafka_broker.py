@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: kafkaops.cluster developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filters of the zookeeper and kafka_broker roles: broker instances of a host, restart order, peer addresses."""
+"""Filters of the zookeeper and kafka_broker roles: broker instances of a host, the host model, restart order, peer
+addresses."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -10,6 +11,18 @@ import os
 
 from ansible.errors import AnsibleFilterError
 from ansible.module_utils.six import string_types
+from ansible_collections.kafkaops.cluster.plugins.plugin_utils._broker_host_model import (
+    broker_files,
+    broker_id_limit,
+    host_model,
+)
+from ansible_collections.kafkaops.cluster.plugins.plugin_utils._broker_host_model import (
+    missing_files as host_missing_files,
+)
+from ansible_collections.kafkaops.cluster.plugins.plugin_utils._tls_files import (
+    HAS_CRYPTOGRAPHY,
+    certificate_key_problem,
+)
 
 INSTANCE_KEYS = ("broker_id", "port", "internal_port", "jmx_port", "prometheus_port", "rack", "log_dirs", "properties")
 INTERNAL_PORT_OFFSET = 10000
@@ -82,6 +95,8 @@ def kafka_broker_instances(instances, host_defaults):
             "prometheus_port": prometheus_port,
             "rack": instance.get("rack", host_defaults.get("rack")) or "",
             "log_dirs": list(log_dirs),
+            # Where the KRaft storage tool writes the broker's cluster and node ids.
+            "meta_file": "%s/meta.properties" % log_dirs[0],
             "properties": properties,
         }
         entry.update(broker_paths(broker_id, host_defaults.get("config_dir") or "/etc/kafka",
@@ -184,17 +199,30 @@ def kafka_broker_restart_order(markers_by_host, controller_id, restart_all=False
 
 def kafka_broker_id_limit(instance, host_properties):
     """A sentence when reserved.broker.max.id, set by hand, is below the instance's broker id; else ''."""
-    properties = dict(host_properties or {}, **(instance.get("properties") or {}))
-    limit = properties.get("reserved.broker.max.id")
-    if limit in (None, ""):
-        return ""
-    try:
-        limit = int(limit)
-    except (TypeError, ValueError):
-        return "broker %s: reserved.broker.max.id %r is not a number" % (instance["broker_id"], limit)
-    if limit < instance["broker_id"]:
-        return "broker %s: reserved.broker.max.id is %d" % (instance["broker_id"], limit)
-    return ""
+    return broker_id_limit(instance, host_properties)
+
+
+def kafka_broker_files(model, templates, log4j2):
+    """The folders and files of the kafka_broker role on a host and each broker's restart paths (broker_files in
+    plugin_utils/_broker_host_model.py), once the installed Kafka is known."""
+    return broker_files(model, templates, _as_bool(log4j2, "log4j2"))
+
+
+def _certificate_key_problem(certificate_variable, certificate_path, key_variable, key_path):
+    if not HAS_CRYPTOGRAPHY:
+        raise AnsibleFilterError("kafka_broker_host_model: comparing a certificate with its key needs the Python "
+                                 "library cryptography on the controller (ansible-core depends on it)")
+    return certificate_key_problem(certificate_variable, certificate_path, key_variable, key_path)
+
+
+def kafka_broker_host_model(inputs, settings, cluster):
+    """The kafka_broker role's host model (plugin_utils/_broker_host_model.py says what it holds), with the
+    controller's own files behind the checks of provided TLS files (there, and the certificate its key's)."""
+    for name, value in (("inputs", inputs), ("settings", settings), ("cluster", cluster)):
+        if not isinstance(value, dict):
+            raise AnsibleFilterError("kafka_broker_host_model: %s must be a mapping, got %s"
+                                     % (name, type(value).__name__))
+    return host_model(inputs, settings, cluster, os.path.isfile, _certificate_key_problem)
 
 
 def zookeeper_peer_address(member):
@@ -234,10 +262,7 @@ def missing_files(paths):
     on the controller"), in the order given."""
     if not isinstance(paths, dict):
         raise AnsibleFilterError("missing_files: expected a mapping of variable to path, got %r" % (paths,))
-    unset = ["%s: not set" % name for name, path in paths.items() if not path]
-    absent = ["%s: no such file on the controller" % name for name, path in paths.items()
-              if path and not os.path.isfile(str(path))]
-    return unset + absent
+    return host_missing_files(paths, os.path.isfile)
 
 
 class FilterModule(object):
@@ -247,6 +272,8 @@ class FilterModule(object):
             "kafka_broker_instances": kafka_broker_instances,
             "kafka_broker_restart_order": kafka_broker_restart_order,
             "kafka_broker_id_limit": kafka_broker_id_limit,
+            "kafka_broker_host_model": kafka_broker_host_model,
+            "kafka_broker_files": kafka_broker_files,
             "zookeeper_client_address": zookeeper_client_address,
             "zookeeper_peer_address": zookeeper_peer_address,
             "unresolved_addresses": unresolved_addresses,

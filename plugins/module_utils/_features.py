@@ -20,6 +20,7 @@ from __future__ import absolute_import, division, print_function
 
 import re
 import time
+from collections.abc import Mapping
 
 try:
     from kafka import errors as kafka_errors
@@ -70,6 +71,30 @@ def parse_level(value, field):
     if not 0 <= value <= HIGHEST_LEVEL:
         raise FeatureInputError(field, "must be a level from 0 to %d, not %d" % (HIGHEST_LEVEL, value))
     return value
+
+
+def pin_problems(pins, variable):
+    """What is wrong with an inventory's pins ({feature: level}) as far as the cluster is not needed to tell, one
+    sentence per bad pin naming <variable>.<feature> and why, in the features' order; empty when nothing is.
+
+    A name that is no feature's, a level that is not a whole number 0-32767 (a release name such as 4.4-IV0
+    included). What the brokers support is run_features' check, once every node runs the new Kafka.
+    """
+    if pins in (None, ""):
+        return []
+    if not isinstance(pins, Mapping):
+        return ["%s: expected a mapping of feature name to level, got %r" % (variable, pins)]
+    problems = []
+    for name in sorted(pins, key=str):
+        field = "%s.%s" % (variable, name)
+        if not isinstance(name, str) or not FEATURE_NAME.match(name):
+            problems.append("%s: is not a feature's name (such as transaction.version)" % field)
+            continue
+        try:
+            parse_level(pins[name], field)
+        except FeatureInputError as error:
+            problems.append(str(error))
+    return problems
 
 
 def check_feature_inputs(module):

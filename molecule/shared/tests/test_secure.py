@@ -66,6 +66,11 @@ def as_user(servers):
     return settings
 
 
+# A refused client never bootstraps: kafka-python then gives up after bootstrap_timeout_ms, 30 s by default, which
+# these two checks spent waiting in each of four scenarios. A refusal comes within a connection's first exchange.
+REFUSED_WITHIN_MS = 6000
+
+
 def _node(name):
     return testinfra.get_host(name, ansible_inventory=os.environ["MOLECULE_INVENTORY_FILE"], connection="ansible")
 
@@ -73,7 +78,7 @@ def _node(name):
 @pytest.mark.scenarios("secure", "combined", "kraft-secure", "migration")
 def test_a_plaintext_client_is_refused(servers):
     with pytest.raises(KafkaError) as refused:
-        KafkaAdminClient(bootstrap_servers=servers, request_timeout_ms=10000)
+        KafkaAdminClient(bootstrap_servers=servers, request_timeout_ms=10000, bootstrap_timeout_ms=REFUSED_WITHIN_MS)
     print("\nPLAINTEXT client on the SASL_SSL listener: %r" % refused.value)
 
 
@@ -93,7 +98,7 @@ def test_a_wrong_password_is_refused(as_user, brokers, scenario_variables, caplo
     since = datetime.datetime.now(datetime.UTC).replace(microsecond=0)
     settings = as_user(scenario_variables.get("kafka_broker_admin_user", "admin"), "not-the-password")
     with pytest.raises(KafkaError) as refused:
-        KafkaAdminClient(**settings)
+        KafkaAdminClient(bootstrap_timeout_ms=REFUSED_WITHIN_MS, **settings)
     said = [record.getMessage() for record in caplog.records if "uthentication" in record.getMessage()]
     print("\nadmin with a wrong password: %r; the client logged: %s" % (refused.value, said[:1]))
     # Why it was refused is the broker's to say: it answers the login with an error and closes the

@@ -13,7 +13,8 @@ HOST = {"broker_id": 7, "port": 9092, "internal_port": "", "jmx_port": "", "rack
 def test_no_instances_means_one_from_the_host_settings():
     assert kafka_broker_instances([], HOST) == [{
         "broker_id": 7, "port": 9092, "internal_port": 19092, "jmx_port": 29092, "prometheus_port": 0, "rack": "r1",
-        "log_dirs": ["/var/lib/kafka/broker-7"], "properties": {},
+        "log_dirs": ["/var/lib/kafka/broker-7"], "meta_file": "/var/lib/kafka/broker-7/meta.properties",
+        "properties": {},
         "unit": "kafka-broker-7", "unit_file": "/etc/systemd/system/kafka-broker-7.service",
         "folder": "/etc/kafka/broker-7", "config_file": "/etc/kafka/broker-7/server.properties",
         "restart_view": "/etc/kafka/broker-7/.server.properties.restart-view",
