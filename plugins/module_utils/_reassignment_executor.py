@@ -24,9 +24,12 @@ except ImportError:
     TopicPartition = TopicPartitionReplica = None
 
 from ansible_collections.kafkaops.cluster.plugins.module_utils._cluster import (
+    DELETE_DELAY_DEFAULT_MS,
+    DELETE_DELAY_KEY,
     current_assignment,
     read_brokers,
     read_copies_and_disks,
+    read_delete_delays,
     read_partition_sizes,
     read_reassignments,
     read_topics,
@@ -46,6 +49,7 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_thr
 )
 from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_moves import (
     CapacityOrderError,
+    DiskLedger,
     LogDirPlaces,
     PlanInputError,
     bytes_left,
@@ -174,21 +178,27 @@ def _unreported_disks(state):
     return found
 
 
-# What check_disk_room() found for execute(): room ({place: bytes it may still gain}) and places (LogDirPlaces).
-DiskLimits = collections.namedtuple("DiskLimits", "room places")
+# What check_disk_room() found for execute(): room ({place: bytes it may still gain}), places (LogDirPlaces) and
+# delays ({broker: seconds it keeps a replica a move dropped before deleting it}).
+DiskLimits = collections.namedtuple("DiskLimits", "room places delays")
 
 
 def check_disk_room(client, pending, max_disk_fill, max_moves_per_broker, wanted_dirs=None, dir_requests=()):
-    """(DiskLimits, {broker: the most bytes its disks hold while the moves run}, {broker: {log dir: the most bytes
-    its filesystem holds meanwhile}}) for max_disk_fill, or PlanInputError naming max_disk_fill.
+    """(DiskLimits, figures for the result) for max_disk_fill, or PlanInputError naming max_disk_fill.
 
     Reads each replica's size and dir and each log dir's total and usable bytes (one DescribeLogDirs round) and
     orders the moves as execute() will (make_batches with the room of every broker and of every filesystem of a
     broker's log dirs, LogDirPlaces: which dirs a copy fills, the one the plan names or, where it names none,
     each dir Kafka may choose), so a plan that would take a broker's disks or one of its log dirs past the fill
-    while copying is refused before anything changes, in check mode too. wanted_dirs: the plan's log dirs
-    (parse_log_dirs()); dir_requests: log_dir_requests()'s, whose moves between the dirs of a broker holding the
-    replica count from the start (copies_within_brokers()).
+    while copying is refused before anything changes, in check mode too. An old replica's room counts as free
+    for a later batch, since execute() waits for its deletion where a batch needs that room. wanted_dirs: the
+    plan's log dirs (parse_log_dirs()); dir_requests: log_dir_requests()'s, whose moves between the dirs of a
+    broker holding the replica count from the start (copies_within_brokers()).
+
+    Then reads how long each broker that gives up replicas keeps them before deleting them (DELETE_DELAY_KEY,
+    Kafka's default where it cannot be read). figures: disk_peak_bytes ({broker: the most bytes its disks may
+    hold while the moves run}), disk_peak_bytes_per_log_dir ({broker: {log dir: the same of its filesystem}}),
+    delete_delay_ms ({broker: ms counted}) and delete_delay_unread ({broker: why its delay could not be read}).
     """
     try:
         sizes, disks, state = read_copies_and_disks(client, sorted(set(entry["topic"] for entry in pending)
@@ -232,9 +242,16 @@ def check_disk_room(client, pending, max_disk_fill, max_moves_per_broker, wanted
                              "nor any filesystem of its log dirs (a new copy lands before the old replica is "
                              "deleted), and %s. Free space there, move less at once, or raise max_disk_fill.%s"
                              % (max_disk_fill, error, hint)) from None
-    peaks = disk_peaks(batches, sizes, figures, places)
-    broker_peaks = dict((place, count) for place, count in peaks.items() if not isinstance(place, tuple))
-    return DiskLimits(room, places), broker_peaks, places.per_log_dir(peaks, state)
+    # Only the brokers whose disks are held to the fill and that give replicas up: their deletions free room.
+    giving = set(broker for entry in pending for broker in entry["current"] if broker not in entry["target"])
+    delays_ms, unread = read_delete_delays(client, sorted(giving & set(disks)))
+    delays_ms.update((broker, DELETE_DELAY_DEFAULT_MS) for broker in unread)
+    delays = dict((broker, count / 1000.0) for broker, count in delays_ms.items())
+    peaks = disk_peaks(batches, sizes, figures, places, room, delays)
+    found = dict(disk_peak_bytes=dict((place, count) for place, count in peaks.items() if not isinstance(place, tuple)),
+                 disk_peak_bytes_per_log_dir=places.per_log_dir(peaks, state), delete_delay_ms=delays_ms,
+                 delete_delay_unread=unread)
+    return DiskLimits(room, places, delays), found
 
 
 def execute(client, pending, throttle_rate, max_moves_per_broker, timeout, poll_interval, timeout_ms, report,
@@ -249,8 +266,12 @@ def execute(client, pending, throttle_rate, max_moves_per_broker, timeout, poll_
     The summary includes the bytes the moves copy (read before submitting), the least time they take
     at the throttle and the rate they achieved; sizes_error says why the sizes could not be read.
     limits (check_disk_room()'s DiskLimits: the room of every broker and of every filesystem of a broker's log
-    dirs, and which of those each copy fills) orders the batches so no place passes its room while copying;
-    without the sizes that needs, nothing is submitted.
+    dirs, which of those each copy fills, and how long each broker keeps a replica a move dropped) orders the
+    batches so no place passes its room while copying; without the sizes that needs, nothing is submitted. An old
+    replica's bytes count on its broker and dir until its broker's delay has passed since its move was seen
+    complete (DiskLedger); a batch whose copies need that room waits for it (a reading with
+    waiting_for_deletions while it does), and the summary's deletion_waits says which batch waited, for which
+    places and how long.
     """
     started = time.time()
     throttle = Throttle(client, throttle_rate, pending, plan_entries) if throttle_rate else None
@@ -275,6 +296,20 @@ def execute(client, pending, throttle_rate, max_moves_per_broker, timeout, poll_
         # check_disk_room() found an order; the partitions have grown since it read their sizes.
         raise KafkaAdminError("the partitions grew since max_disk_fill was checked, and now %s; nothing was "
                               "submitted" % error) from None
+    ledger = DiskLedger(limits.room, sizes, limits.places, delays=limits.delays) if limits is not None else None
+    # [{batch, seconds, places}] of the waits for deletions a batch's copies needed the room of.
+    waits = []
+
+    def reading(now, waiting, later, **extra):
+        remaining = _remaining_sizes(client, waiting + later) if copied_total is not None else None
+        waited = sum(item["seconds"] for item in waits)
+        status = progress_status(
+            len(done), total, now - started, now - moves_started - waited, copied_total,
+            bytes_left(waiting, later, remaining) if remaining is not None else None, throttle_rate)
+        status.update(extra)
+        progress.append(status)
+        report(status)
+
     try:
         if throttle:
             note_adding_replicas(client, pending)
@@ -282,9 +317,32 @@ def execute(client, pending, throttle_rate, max_moves_per_broker, timeout, poll_
         moves_started = last_report = time.time()
         copied_total = bytes_to_copy(pending, sizes)[1] if sizes is not None else None
         for batch_index, batch in enumerate(batches):
+            later = [entry for later_batch in batches[batch_index + 1:] for entry in later_batch]
+            if ledger is not None:
+                due, short = ledger.ready_at(batch)
+                if due is not None and due > time.time():
+                    names = [place_name(place) for place in short]
+                    if due > started + timeout:
+                        raise ReassignmentTimedOut(
+                            "timed out: %d of %d partition(s) moved, and the next batch needs room on %s that the "
+                            "replicas earlier batches moved off give back only once their brokers delete them "
+                            "(%s), %d s from now, past the timeout of %d s. Run again with the same plan once "
+                            "they are deleted" % (len(done), total, ", ".join(names), DELETE_DELAY_KEY,
+                                                  due - time.time(), timeout), [])
+                    wait_started = now = time.time()
+                    while now < due:
+                        if now == wait_started or now - last_report >= progress_every:
+                            last_report = now
+                            reading(now, [], batch + later, waiting_for_deletions=dict(
+                                seconds_left=round(due - now, 1), places=names))
+                        time.sleep(min(progress_every, due - now))
+                        now = time.time()
+                    waits.append(dict(batch=batch_index + 1, seconds=round(time.time() - wait_started, 1),
+                                      places=names))
+                ledger.delete(time.time())
+                ledger.start(batch)
             submit(client, batch, timeout_ms)
             waiting = list(batch)
-            later = [entry for later_batch in batches[batch_index + 1:] for entry in later_batch]
             while waiting:
                 try:
                     complete = finished(client, waiting)
@@ -295,18 +353,15 @@ def execute(client, pending, throttle_rate, max_moves_per_broker, timeout, poll_
                     forget_controller(client)
                     complete = []
                 if complete:
+                    if ledger is not None:
+                        ledger.complete(complete, time.time())
                     done.extend(complete)
                     keys = set((entry["topic"], entry["partition"]) for entry in complete)
                     waiting = [entry for entry in waiting if (entry["topic"], entry["partition"]) not in keys]
                 now = time.time()
                 if complete or now - last_report >= progress_every:
                     last_report = now
-                    remaining = _remaining_sizes(client, waiting + later) if copied_total is not None else None
-                    status = progress_status(
-                        len(done), total, now - started, now - moves_started, copied_total,
-                        bytes_left(waiting, later, remaining) if remaining is not None else None, throttle_rate)
-                    progress.append(status)
-                    report(status)
+                    reading(now, waiting, later)
                 if not waiting:
                     break
                 if time.time() - started > timeout:
@@ -340,7 +395,7 @@ def execute(client, pending, throttle_rate, max_moves_per_broker, timeout, poll_
     if elect:
         try:
             wait = max(0, min(ELECTION_WAIT_SECONDS, timeout - (time.time() - started)))
-            failures = elect_preferred_leaders(client, keys, timeout_ms, wait, poll_interval)
+            failures = elect_preferred_leaders(client, keys, timeout_ms, wait, poll_interval, time.sleep, time.time)
             election_failed = [entry["partition"] for entry in failures]
             if failures:
                 election_error = "after %d s, %s" % (wait, ", ".join(
@@ -350,11 +405,15 @@ def execute(client, pending, throttle_rate, max_moves_per_broker, timeout, poll_
             election_failed = ["%s-%d" % key for key in keys]
             election_error = describe_error(error)
     copied = bytes_to_copy(pending, sizes)[1] if sizes is not None else None
-    moving = moves_ended - moves_started
-    return dict(moved=len(done), progress=progress, throttled=throttled, elapsed=round(time.time() - started, 1),
-                election_failed=election_failed, election_error=election_error, bytes_to_move=copied,
-                expected_seconds=expected_seconds(batches, sizes, throttle_rate) if sizes is not None else None,
-                rate=round(copied / moving) if copied is not None and moving > 0 else None, sizes_error=sizes_error)
+    waited = sum(item["seconds"] for item in waits)
+    moving = moves_ended - moves_started - waited
+    summary = dict(moved=len(done), progress=progress, throttled=throttled, elapsed=round(time.time() - started, 1),
+                   election_failed=election_failed, election_error=election_error, bytes_to_move=copied,
+                   expected_seconds=expected_seconds(batches, sizes, throttle_rate) if sizes is not None else None,
+                   rate=round(copied / moving) if copied is not None and moving > 0 else None, sizes_error=sizes_error)
+    if ledger is not None:
+        summary.update(deletion_waits=waits, deletion_wait_seconds=round(waited, 1))
+    return summary
 
 
 # ---- log dirs a plan names (Kafka's "log_dirs", one per replica) ----------------------------------------
@@ -518,8 +577,15 @@ def run_reassignment(module, client, inputs):
             after=dict(("%s-%d" % (entry["topic"], entry["partition"]), entry["target"]) for entry in pending))
     limits = None
     if params["max_disk_fill"] is not None and (pending or dir_requests):
-        limits, result["disk_peak_bytes"], result["disk_peak_bytes_per_log_dir"] = check_disk_room(
-            client, pending, params["max_disk_fill"], params["max_moves_per_broker"], wanted_dirs, dir_requests)
+        limits, found = check_disk_room(client, pending, params["max_disk_fill"], params["max_moves_per_broker"],
+                                        wanted_dirs, dir_requests)
+        result.update(found)
+        if found["delete_delay_unread"]:
+            module.warn("%s could not be read from broker(s) %s, so Kafka's default (%d ms) is counted for how long "
+                        "they keep a replica moved off them: where it is set higher, a copy that needs that room "
+                        "may land before the replica is deleted" % (DELETE_DELAY_KEY, "; ".join(
+                            "%d (%s)" % item for item in sorted(found["delete_delay_unread"].items())),
+                            DELETE_DELAY_DEFAULT_MS))
     if not pending:
         # Everything is in place: what a timed-out run of this plan left on its moves then in flight goes now.
         result["throttle_removed"] = remove_left_over_throttle(module, client, params["throttle"], plan_entries)

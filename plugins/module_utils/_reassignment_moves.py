@@ -196,7 +196,8 @@ class LogDirPlaces(object):
     kafka_reassignment_plan name a dir for each copy onto a broker with two or more open dirs, so this bound
     costs room only with plans written elsewhere.
 
-    A move frees (holding()) the dir its old replica is in when it completes, as it frees its broker.
+    A move frees (holding()) the dir its old replica is in, as it frees its broker, once the broker deletes that
+    replica (DiskLedger says when).
     """
 
     def __init__(self, state, wanted=None):
@@ -274,7 +275,8 @@ def copies_within_brokers(requests, sizes, places):
 
 
 def _gains_and_frees(entry, sizes, places=None):
-    """({place: bytes its new copies receive}, {place: bytes its old copies free once the move completes}).
+    """({place: bytes its new copies receive}, {place: bytes its old copies free once their brokers delete them,
+    a while after the move completes: DiskLedger}).
 
     The places are the brokers, and with places (LogDirPlaces) the filesystems of their log dirs too.
     """
@@ -289,6 +291,128 @@ def _gains_and_frees(entry, sizes, places=None):
     return gains, frees
 
 
+def place_broker(place):
+    """The broker a place is on (a place is a broker's id, or one filesystem of its log dirs)."""
+    return place[0] if isinstance(place, tuple) else place
+
+
+class DiskLedger(object):
+    """The room each place has while moves run, and what it holds: a copy takes room when its batch starts, an
+    old replica gives its room back only once its broker has deleted it.
+
+    Kafka does not delete a replica a move drops when the move completes. The broker renames the replica's log
+    for deletion, DescribeLogDirs stops listing it at once, and deletes its files log.segment.delete.delay.ms
+    later (the broker's name of file.delete.delay.ms; 60 s by default). So complete() holds a move's frees back
+    until then (pending), delete() gives back the room of those whose time has come, and ready_at() tells when
+    enough of them are gone for a batch's copies to fit. The delay counts from when the run saw the move
+    complete; the broker renamed the replica when the move ended, no later. It is the broker's setting: a topic's
+    own file.delete.delay.ms does not apply to deleting a whole replica. The usable bytes DescribeLogDirs gives
+    for a dir still count such a replica, so a run's first read holds those an earlier run left.
+
+    room: {place: bytes it may still gain} (disk_room()); a place missing from it is not limited. sizes as
+    read_partition_sizes() gives them, places a LogDirPlaces (or None: brokers only), held {place: bytes on its
+    disks now} to follow peaks, delays {broker: seconds it keeps a dropped replica} (a broker missing: none).
+    """
+
+    def __init__(self, room, sizes, places=None, held=None, delays=None):
+        self.room = dict(room)
+        self.sizes, self.places = sizes, places
+        self.held = dict(held or {})
+        self.peaks = dict(self.held)
+        self.delays = delays or {}
+        # [when the broker deletes it, place, bytes] of the dropped replicas still on disk.
+        self.pending = []
+        # Each move's copies and frees, worked out once: a move may wait through several batches.
+        self._effects = {}
+
+    def effects(self, entry):
+        """({place: bytes its new copies receive}, {place: bytes its old copies free once deleted}) of a move."""
+        key = (entry["topic"], entry["partition"])
+        if key not in self._effects:
+            self._effects[key] = _gains_and_frees(entry, self.sizes, self.places)
+        return self._effects[key]
+
+    def gains(self, entries):
+        """{place: bytes} the entries' copies take."""
+        total = {}
+        for entry in entries:
+            for place, count in self.effects(entry)[0].items():
+                total[place] = total.get(place, 0) + count
+        return total
+
+    def short(self, gains, beside=None):
+        """[(place, bytes, room left)] of the gains that do not fit the room now beside beside ({place: bytes}
+        already taken), in place order."""
+        beside = beside or {}
+        return [(place, count, self.room[place] - beside.get(place, 0))
+                for place, count in sorted(gains.items(), key=lambda item: place_order(item[0]))
+                if place in self.room and beside.get(place, 0) + count > self.room[place]]
+
+    def start(self, entries):
+        """The entries' copies land: they take room, and their places hold them."""
+        for place, count in self.gains(entries).items():
+            if place in self.room:
+                self.room[place] -= count
+            if place in self.held:
+                self.held[place] += count
+                self.peaks[place] = max(self.peaks[place], self.held[place])
+
+    def complete(self, entries, now=0):
+        """The entries' moves were seen complete at now: each old replica is deleted its broker's delay later."""
+        for entry in entries:
+            for place, count in self.effects(entry)[1].items():
+                self.pending.append([now + self.delays.get(place_broker(place), 0), place, count])
+        self.delete(now)
+
+    def _release(self, place, count):
+        if place in self.room:
+            self.room[place] += count
+        if place in self.held:
+            self.held[place] -= count
+
+    def delete(self, now=None):
+        """Give back the room of the replicas deleted by now (all of them without now)."""
+        kept = []
+        for item in self.pending:
+            if now is None or item[0] <= now:
+                self._release(item[1], item[2])
+            else:
+                kept.append(item)
+        self.pending = kept
+
+    def ready_at(self, entries):
+        """(when the entries' copies fit once the replicas deleted by then are gone, [places short of room now]);
+        (None, []) when they fit now. Where they do not fit even once every pending deletion is done (a move
+        already copying, which goes whatever the room), the time of the last one (None when none is pending)."""
+        needs = dict((place, count - room) for place, count, room in self.short(self.gains(entries)))
+        if not needs:
+            return None, []
+        short = sorted(needs, key=place_order)
+        for due, place, count in sorted(self.pending, key=lambda item: item[0]):
+            if place in needs:
+                needs[place] -= count
+                if needs[place] <= 0:
+                    del needs[place]
+            if not needs:
+                return due, short
+        return max([item[0] for item in self.pending] or [None]), short
+
+    def delete_least(self, entries):
+        """Give back, place by place, only the room the entries' copies lack, from the replicas waiting there for
+        deletion whenever those are deleted: the least a wait for them (ready_at()) frees, so what the places hold
+        next is the most they can hold."""
+        for place, count, room in self.short(self.gains(entries)):
+            lacking = count - room
+            for item in self.pending:
+                if item[1] != place or lacking <= 0:
+                    continue
+                taken = min(item[2], lacking)
+                item[2] -= taken
+                lacking -= taken
+                self._release(place, taken)
+        self.pending = [item for item in self.pending if item[2] > 0]
+
+
 def make_batches(pending, max_moves_per_broker, sizes=None, room=None, places=None):
     """Cut pending entries into batches in which no broker gains or loses more than the limit of replicas.
 
@@ -298,28 +422,27 @@ def make_batches(pending, max_moves_per_broker, sizes=None, room=None, places=No
     waits for a later batch until every place it copies to has room for the copy beside the batch's other
     copies there. A place is a broker, and with places (LogDirPlaces) also each filesystem of the log dirs of a
     broker that has several, filled as LogDirPlaces.landing() says. A place gains a copy while its batch runs
-    and frees an old replica only when the move that drops it completes (Kafka deletes the old replicas at the
-    end of a reassignment), so room shrinks by the batch's copies and grows by its completed moves' frees
-    before the next batch. A move already in progress goes in the first batch whatever the room (it is copying
-    already). A place missing from room is not limited. Without room the batches are those of the count limit
-    alone. The order is greedy: a batch takes every move that fits, in plan order. When moves remain and none
-    fits (such as two full brokers exchanging replicas, each waiting for the other to free space), raises
-    CapacityOrderError naming what each needs.
+    and frees an old replica only once its broker deletes it, a while after the move that drops it completes
+    (DiskLedger). Here the room grows by a batch's frees before the next batch: the executor starts a batch only
+    once the deletions its copies need room from are done, waiting for them where they are not. A move already
+    in progress goes in the first batch whatever the room (it is copying already). A place missing from room is
+    not limited. Without room the batches are those of the count limit alone. The order is greedy: a batch
+    takes every move that fits, in plan order. When moves remain and none fits even with every earlier old
+    replica deleted (such as two full brokers exchanging replicas, each waiting for the other to free space),
+    raises CapacityOrderError naming what each needs.
     """
-    room = dict(room) if room is not None else None
-    # Each move's copies and frees, worked out once: a move may wait through several batches.
-    effects = [_gains_and_frees(entry, sizes, places) if room is not None else ({}, {}) for entry in pending]
+    ledger = DiskLedger(room, sizes, places) if room is not None else None
     batches = []
     remaining = list(range(len(pending)))
     while remaining:
         load, gained = {}, {}
         batch, later, short = [], [], []
         for index in remaining:
-            entry, gains = pending[index], effects[index][0]
+            entry = pending[index]
+            gains = ledger.gains([entry]) if ledger is not None else {}
             touched = set(entry["target"]) ^ set(entry["current"])
-            lacking = [(entry["topic"], entry["partition"], place, count, room[place] - gained.get(place, 0))
-                       for place, count in sorted(gains.items(), key=lambda item: place_order(item[0]))
-                       if place in room and gained.get(place, 0) + count > room[place]]
+            lacking = [(entry["topic"], entry["partition"], place, count, left)
+                       for place, count, left in (ledger.short(gains, gained) if ledger is not None else ())]
             counted = all(load.get(broker, 0) < max_moves_per_broker for broker in touched) or not batch
             if entry["in_progress"] or (counted and not lacking):
                 batch.append(index)
@@ -332,41 +455,32 @@ def make_batches(pending, max_moves_per_broker, sizes=None, room=None, places=No
                 short.extend(lacking)
         if not batch:
             raise CapacityOrderError(short, len(remaining))
-        if room is not None:
-            for index in batch:
-                gains, frees = effects[index]
-                for place, count in gains.items():
-                    if place in room:
-                        room[place] -= count
-                for place, count in frees.items():
-                    if place in room:
-                        room[place] += count
-        batches.append([pending[index] for index in batch])
+        chosen = [pending[index] for index in batch]
+        if ledger is not None:
+            ledger.start(chosen)
+            ledger.complete(chosen)
+        batches.append(chosen)
         remaining = later
     return batches
 
 
-def disk_peaks(batches, sizes, disks, places=None):
+def disk_peaks(batches, sizes, disks, places=None, room=None, delays=None):
     """{place: the most bytes it holds while the batches run}, from disks' used bytes now ({place: {"used_bytes",
     ...}}, as disk_room() takes them); places as make_batches() takes them.
 
-    Each batch's copies land before its moves free their old replicas (make_batches() says why).
+    Each batch's copies land before its moves free their old replicas. With delays ({broker: seconds it keeps a
+    dropped replica}, DiskLedger), an old replica of such a broker counts until a batch that needs its room
+    (room, as make_batches() takes it) waits for its deletion, and then only as much of it as that batch lacks:
+    whether it is gone sooner depends on how long the copies take, so the peak is the most the place can hold.
+    Without delays (or with 0) each batch's frees are gone before the next batch, and the peak is exact.
     """
-    used = dict((place, disk["used_bytes"]) for place, disk in disks.items())
-    peaks = dict(used)
+    ledger = DiskLedger(room or {}, sizes, places, dict((place, disk["used_bytes"]) for place, disk in disks.items()),
+                        delays)
     for batch in batches:
-        moves = [_gains_and_frees(entry, sizes, places) for entry in batch]
-        for gains, _frees in moves:
-            for place, count in gains.items():
-                if place in used:
-                    used[place] += count
-        for place, count in used.items():
-            peaks[place] = max(peaks[place], count)
-        for _gains, frees in moves:
-            for place, count in frees.items():
-                if place in used:
-                    used[place] -= count
-    return peaks
+        ledger.delete_least(batch)
+        ledger.start(batch)
+        ledger.complete(batch)
+    return ledger.peaks
 
 
 def throttle_entries(pending):
@@ -472,8 +586,14 @@ def _duration(seconds):
 
 
 def describe_progress(status, moved="partitions moved"):
-    """A line for the operator: partitions done (or what moved says), bytes copied, rate, time left, time spent."""
+    """A line for the operator: partitions done (or what moved says), bytes copied, rate, time left, time spent,
+    and while the next batch waits for brokers to delete replicas moved off them (waiting_for_deletions: its
+    seconds_left and the places it needs room on), that."""
     parts = ["%d of %d %s" % (status["done"], status["total"], moved)]
+    waiting = status.get("waiting_for_deletions")
+    if waiting:
+        parts.append("the next batch waits %s for deletions to free room on %s"
+                     % (_duration(waiting["seconds_left"]), ", ".join(waiting["places"])))
     if status.get("bytes_copied") is not None:
         parts.append("%s of %s copied" % (size_text(status["bytes_copied"]), size_text(status["bytes_total"])))
     if status.get("rate") is not None:

@@ -146,6 +146,11 @@ def test_describe_progress_names_every_figure_it_has():
                    "1 min 35 s elapsed"
     assert moves.describe_progress(dict(done=0, total=1, elapsed=2.0, bytes_total=None, bytes_copied=None, rate=None,
                                         seconds_left=None)) == "0 of 1 partitions moved, 2 s elapsed"
+    waiting = dict(seconds_left=42.0, places=["broker 4's log dir /a", "broker 4"])
+    assert moves.describe_progress(dict(done=2, total=3, elapsed=70, bytes_total=None, bytes_copied=None, rate=None,
+                                        seconds_left=None, waiting_for_deletions=waiting)) == (
+        "2 of 3 partitions moved, the next batch waits 42 s for deletions to free room on broker 4's log dir /a, "
+        "broker 4, 1 min 10 s elapsed")
 
 
 # ---- batches that keep every broker's disks under their limit while copying ------------------------------
@@ -167,6 +172,56 @@ def test_a_copy_waits_until_a_move_off_its_broker_has_freed_room():
     # 600 + 1,000 after the 500 left; had both run at once, 3 would have held 600 + 1,000 before the 500 left.
     assert moves.disk_peaks(batches, SIZES, disks)[3] == 1100
     assert moves.disk_peaks(make_batches(pending, 20), SIZES, disks)[3] == 1600
+
+
+def test_a_dropped_replica_gives_its_room_back_only_once_its_broker_deletes_it():
+    # As above: t-1's replica leaves broker 3 in the first batch, and t-0's copy needs its room. Broker 3 deletes
+    # it 60 s after its move was seen complete (log.segment.delete.delay.ms); until then the room is not there.
+    pending = [entry(0, [1, 2], [1, 3]), entry(1, [2, 3], [2, 4])]
+    room = {3: 600, 4: 10 ** 6}
+    first, second = make_batches(pending, 20, SIZES, room)
+    ledger = moves.DiskLedger(room, SIZES, delays={3: 60, 2: 5})
+    ledger.start(first)
+    ledger.complete(first, now=100)
+    assert ledger.ready_at(second) == (160, [3])
+    ledger.delete(159.9)
+    assert ledger.short(ledger.gains(second)) == [(3, 1000, 600)]
+    ledger.delete(160)
+    assert ledger.ready_at(second) == (None, []) and ledger.room[3] == 1100
+    # Deleting at once (a delay of 0, or none known), the room is back as the move completes.
+    at_once = moves.DiskLedger(room, SIZES, delays={3: 0})
+    at_once.start(first)
+    at_once.complete(first, now=100)
+    assert at_once.ready_at(second) == (None, [])
+
+
+def test_a_batch_waits_for_the_deletions_it_needs_and_no_more():
+    # Broker 5 gives up three replicas of 300 bytes, seen complete at 0, 10 and 20 s and deleted 30 s after each;
+    # a copy of 500 onto it (no room of its own) needs two of them gone, one of 1,000 more than all three.
+    sizes = {"t": {0: {5: 300}, 1: {5: 300}, 2: {5: 300}, 3: {1: 500}, 4: {1: 1000}}}
+    ledger = moves.DiskLedger({5: 0}, sizes, delays={5: 30})
+    for seen, partition in ((0, 0), (10, 1), (20, 2)):
+        ledger.complete([entry(partition, [5], [6])], now=seen)
+    assert ledger.ready_at([entry(3, [1], [5])]) == (40, [5])
+    # Not room enough even with every deletion done: the last one is the best there is (a move already copying).
+    assert ledger.ready_at([entry(4, [1], [5])]) == (50, [5])
+    ledger.delete(40)
+    assert ledger.room[5] == 600 and ledger.ready_at([entry(3, [1], [5])]) == (None, [])
+    # Nothing to wait for: no deletion is due.
+    assert moves.DiskLedger({5: 0}, sizes).ready_at([entry(3, [1], [5])]) == (None, [5])
+
+
+def test_disk_peaks_count_a_dropped_replica_until_a_batch_needs_its_room():
+    pending = [entry(0, [1, 2], [1, 3]), entry(1, [2, 3], [2, 4])]
+    room = {3: 600, 4: 10 ** 6}
+    batches = make_batches(pending, 20, SIZES, room)
+    disks = {3: {"total_bytes": 2000, "used_bytes": 600}, 4: {"total_bytes": 10 ** 7, "used_bytes": 0}}
+    # Deleted at once: 600 - 500 + 1,000. Kept 60 s: the copy may land with all of it there but the 400 bytes of
+    # room it lacks, so up to 1,200, the fill.
+    assert moves.disk_peaks(batches, SIZES, disks, room=room, delays={3: 0})[3] == 1100
+    assert moves.disk_peaks(batches, SIZES, disks, room=room, delays={3: 60})[3] == 1200
+    # A broker with room to spare counts what it gives up until the end.
+    assert moves.disk_peaks(batches, SIZES, disks, room={3: 10 ** 6}, delays={3: 60})[3] == 1600
 
 
 def test_copies_onto_one_broker_share_its_room_within_a_batch():
