@@ -26,6 +26,7 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin impo
     advertised_api_keys,
     cluster_authorization_failed,
     cluster_describe_refused,
+    describe_error,
     error_name,
     run_side_by_side,
 )
@@ -38,6 +39,11 @@ THROTTLE_RATE_KEYS = ("leader.replication.throttled.rate", "follower.replication
 THROTTLED_REPLICAS_KEYS = ("leader.replication.throttled.replicas", "follower.replication.throttled.replicas")
 # Where a broker config value comes from when it was set at run time, on one broker or on all of them.
 DYNAMIC_BROKER_SOURCES = ("DYNAMIC_BROKER_CONFIG", "DYNAMIC_DEFAULT_BROKER_CONFIG")
+# How long a broker keeps a replica it no longer hosts before deleting its files: the broker's name of the log
+# config file.delete.delay.ms, set in server.properties or at run time (per broker or cluster-wide), and Kafka's
+# default for it. The broker renames the replica's log for deletion at once, and DescribeLogDirs stops listing it.
+DELETE_DELAY_KEY = "log.segment.delete.delay.ms"
+DELETE_DELAY_DEFAULT_MS = 60000
 # DescribeQuorum: brokers of a KRaft cluster advertise it in ApiVersions, ZooKeeper-mode brokers do not.
 DESCRIBE_QUORUM_API_KEY = 55
 # What kafka_cluster_info lists of each topic's partitions: every one, the problem ones, none.
@@ -200,6 +206,39 @@ def read_topic_configs(client, topics):
     return configs
 
 
+def read_delete_delays(client, broker_ids):
+    """({broker: its DELETE_DELAY_KEY in ms}, {broker: why it could not be read}) of the brokers given.
+
+    One DescribeConfigs round (kafka-python asks each broker for its own); when it fails, each broker is asked
+    alone, so one broker that does not answer leaves only itself unread."""
+    def ask(ids):
+        resources = [ConfigResource(ConfigResourceType.BROKER, str(broker), configs=[DELETE_DELAY_KEY])
+                     for broker in ids]
+        return client.describe_configs(resources, config_filter="all").get("broker", {})
+
+    broker_ids = sorted(broker_ids)
+    unread = {}
+    try:
+        answers = ask(broker_ids) if broker_ids else {}
+    except Exception:  # pylint: disable=broad-except
+        answers = {}
+        for broker in broker_ids:
+            try:
+                answers.update(ask([broker]))
+            except Exception as error:  # pylint: disable=broad-except
+                unread[broker] = describe_error(error)
+    delays = {}
+    for broker in broker_ids:
+        if broker in unread:
+            continue
+        value = (answers.get(str(broker)) or {}).get(DELETE_DELAY_KEY, {}).get("value")
+        try:
+            delays[broker] = int(value)
+        except (TypeError, ValueError):
+            unread[broker] = "its answer holds no %s" % DELETE_DELAY_KEY
+    return delays, unread
+
+
 def _asked_topics(topics):
     if isinstance(topics, dict):
         return dict((name, list(partitions)) for name, partitions in topics.items())
@@ -309,9 +348,10 @@ def read_sizes_and_log_dirs(client, topics):
 
 
 def read_copies_and_disks(client, topics):
-    """(read_partition_sizes()'s copies, read_disk_usage()'s disks) from one DescribeLogDirs round."""
+    """(read_partition_sizes()'s copies, read_disk_usage()'s disks, log_dir_state()'s dirs) from one DescribeLogDirs
+    round."""
     responses = client.describe_log_dirs(_asked_topics(topics))
-    return _copies(responses), _disks(responses)
+    return _copies(responses), _disks(responses), log_dir_state(responses)
 
 
 def brokers_without_log_dirs(responses):

@@ -79,8 +79,9 @@ says nothing of replicas that stay: they do not move, so evening them out is kaf
 The choice copies no byte between brokers: which brokers take which replicas, hence ``bytes_moved`` and
 ``bytes_moved_lower_bound`` of the reassignment (_byte_balance), are those of the plan without dirs, and a
 broker with one open dir (or one dir) is left to Kafka, so its plan entries are as they were. Only the end
-state of a dir is checked: while the reassignment runs a dir holds its copies before the replicas leaving it
-are deleted, and kafka_reassignment's max_disk_fill orders the moves by each broker's disks, not by dir.
+state of a dir is checked here: while the reassignment runs a dir holds its copies before the replicas leaving
+it are deleted, and kafka_reassignment's max_disk_fill orders the moves so that no broker's disks and no
+filesystem of its dirs pass the fill meanwhile (_reassignment_moves.LogDirPlaces).
 """
 
 from __future__ import absolute_import, division, print_function

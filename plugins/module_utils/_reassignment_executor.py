@@ -14,6 +14,7 @@ the plan moves. run_reassignment is the module's whole run.
 from __future__ import absolute_import, division, print_function
 
 
+import collections
 import json
 import time
 
@@ -23,9 +24,12 @@ except ImportError:
     TopicPartition = TopicPartitionReplica = None
 
 from ansible_collections.kafkaops.cluster.plugins.module_utils._cluster import (
+    DELETE_DELAY_DEFAULT_MS,
+    DELETE_DELAY_KEY,
     current_assignment,
     read_brokers,
     read_copies_and_disks,
+    read_delete_delays,
     read_partition_sizes,
     read_reassignments,
     read_topics,
@@ -36,6 +40,7 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin impo
     forget_controller,
 )
 from ansible_collections.kafkaops.cluster.plugins.module_utils._leader_election import elect as ask_for_elections
+from ansible_collections.kafkaops.cluster.plugins.module_utils._log_dir_planner import size_text
 from ansible_collections.kafkaops.cluster.plugins.module_utils._log_dirs import finished as in_their_dirs
 from ansible_collections.kafkaops.cluster.plugins.module_utils._log_dirs import read_log_dirs
 from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_throttle import (
@@ -44,10 +49,13 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_thr
 )
 from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_moves import (
     CapacityOrderError,
+    DiskLedger,
+    LogDirPlaces,
     PlanInputError,
     bytes_left,
     bytes_to_copy,
     check_against_cluster,
+    copies_within_brokers,
     describe_progress,
     disk_peaks,
     disk_room,
@@ -55,6 +63,8 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_mov
     make_batches,
     parse_log_dirs,
     parse_plan,
+    place_name,
+    place_order,
     progress_status,
 )
 
@@ -155,33 +165,97 @@ def _remaining_sizes(client, entries):
         return None
 
 
-def check_disk_room(client, pending, max_disk_fill, max_moves_per_broker):
-    """(room, {broker: the most bytes its disks hold while the moves run}) for max_disk_fill, or PlanInputError.
+def _unreported_disks(state):
+    """Where DescribeLogDirs tells no size: each broker listing no log dir, each dir with no total or usable bytes."""
+    found = []
+    for broker, described in sorted(state.items()):
+        if not described["dirs"]:
+            found.append("broker %d lists no log dir (it refused DescribeLogDirs)" % broker)
+        for path, info in sorted(described["dirs"].items()):
+            if info["total_bytes"] is None or info["usable_bytes"] is None:
+                found.append("broker %d's log dir %s%s" % (broker, path, "" if info["online"] else
+                                                           " (offline: %s)" % info["error"]))
+    return found
 
-    Reads each replica's size and each broker's disks' total and usable bytes (one DescribeLogDirs round) and
-    orders the moves as execute() will (make_batches with the room), so a plan that would take a broker's disks
-    past the fill while copying is refused before anything changes, in check mode too.
+
+# What check_disk_room() found for execute(): room ({place: bytes it may still gain}), places (LogDirPlaces) and
+# delays ({broker: seconds it keeps a replica a move dropped before deleting it}).
+DiskLimits = collections.namedtuple("DiskLimits", "room places delays")
+
+
+def check_disk_room(client, pending, max_disk_fill, max_moves_per_broker, wanted_dirs=None, dir_requests=()):
+    """(DiskLimits, figures for the result) for max_disk_fill, or PlanInputError naming max_disk_fill.
+
+    Reads each replica's size and dir and each log dir's total and usable bytes (one DescribeLogDirs round) and
+    orders the moves as execute() will (make_batches with the room of every broker and of every filesystem of a
+    broker's log dirs, LogDirPlaces: which dirs a copy fills, the one the plan names or, where it names none,
+    each dir Kafka may choose), so a plan that would take a broker's disks or one of its log dirs past the fill
+    while copying is refused before anything changes, in check mode too. An old replica's room counts as free
+    for a later batch, since execute() waits for its deletion where a batch needs that room. wanted_dirs: the
+    plan's log dirs (parse_log_dirs()); dir_requests: log_dir_requests()'s, whose moves between the dirs of a
+    broker holding the replica count from the start (copies_within_brokers()).
+
+    Then reads how long each broker that gives up replicas keeps them before deleting them (DELETE_DELAY_KEY,
+    Kafka's default where it cannot be read). figures: disk_peak_bytes ({broker: the most bytes its disks may
+    hold while the moves run}), disk_peak_bytes_per_log_dir ({broker: {log dir: the same of its filesystem}}),
+    delete_delay_ms ({broker: ms counted}) and delete_delay_unread ({broker: why its delay could not be read}).
     """
     try:
-        sizes, disks = read_copies_and_disks(client, sorted(set(entry["topic"] for entry in pending)))
+        sizes, disks, state = read_copies_and_disks(client, sorted(set(entry["topic"] for entry in pending)
+                                                                   | set(item["topic"] for item in dir_requests)))
     except Exception as error:  # pylint: disable=broad-except
         raise PlanInputError("max_disk_fill", "cannot read the replicas' sizes and the brokers' disks to keep "
                              "them under %s: %s" % (max_disk_fill, describe_error(error))) from None
-    if disks is None:
-        raise PlanInputError("max_disk_fill", "the brokers do not report the size of their log dirs' disks "
-                             "(Kafka 3.3 and later do), so the fill cannot be kept")
-    room = disk_room(disks, max_disk_fill)
+    unreported = _unreported_disks(state)
+    if disks is None or unreported:
+        raise PlanInputError("max_disk_fill", "the brokers do not report the size of their log dirs' disks (Kafka "
+                             "3.3 and later do; an offline dir does not), so the fill cannot be kept: %s"
+                             % "; ".join(unreported or ["no broker reported its disks"]))
+    places = LogDirPlaces(state, wanted_dirs)
+    figures = dict(disks)
+    figures.update(places.figures)
+    added = copies_within_brokers(dir_requests, sizes, places)
+    for place, count in added.items():
+        if place in figures:
+            figures[place] = dict(figures[place], used_bytes=figures[place]["used_bytes"] + count)
+    room = disk_room(figures, max_disk_fill)
+    over = [place for place in sorted(added, key=place_order) if place in room and room[place] < 0]
+    if over:
+        raise PlanInputError("max_disk_fill", "the plan moves replicas between the log dirs of a broker that holds "
+                             "them, each copied whole before its old dir frees it and all before the first batch, "
+                             "and no disk may pass %s of its size: %s. Free space there, or move those replicas "
+                             "with kafka_log_dirs, which orders them" % (max_disk_fill, "; ".join(
+                                 "%s gains %s and has room for %s" % (place_name(place), size_text(added[place]),
+                                                                      size_text(max(0, room[place] + added[place])))
+                                 for place in over)))
     try:
-        batches = make_batches(pending, max_moves_per_broker, sizes, room)
+        batches = make_batches(pending, max_moves_per_broker, sizes, room, places)
     except CapacityOrderError as error:
-        raise PlanInputError("max_disk_fill", "no broker's disks may pass %s of their size while the moves copy "
-                             "(a new copy lands before the old replica is deleted), and %s. Free space on those "
-                             "brokers, move less at once, or raise max_disk_fill" % (max_disk_fill, error)) from None
-    return room, disk_peaks(batches, sizes, disks)
+        named = wanted_dirs or {}
+        unnamed = sorted(set("%s-%d" % (topic, partition) for topic, partition, place, unused, unused in error.needs
+                             if isinstance(place, tuple) and place[0] not in named.get((topic, partition), {})))
+        hint = (" A copy whose dir the plan does not name (%s) counts against every open log dir of its broker, "
+                "since Kafka may put it in any of them: name a dir for it in the plan's log_dirs "
+                "(kafka_reassignment_plan does) to count it against that dir alone." % ", ".join(unnamed)
+                if unnamed else "")
+        raise PlanInputError("max_disk_fill", "no broker's disks may pass %s of their size while the moves copy, "
+                             "nor any filesystem of its log dirs (a new copy lands before the old replica is "
+                             "deleted), and %s. Free space there, move less at once, or raise max_disk_fill.%s"
+                             % (max_disk_fill, error, hint)) from None
+    # Only the brokers whose disks are held to the fill and that give replicas up: their deletions free room.
+    giving = set(broker for entry in pending for broker in entry["current"] if broker not in entry["target"])
+    delays_ms, unread = read_delete_delays(client, sorted(giving & set(disks)))
+    delays_ms.update((broker, DELETE_DELAY_DEFAULT_MS) for broker in unread)
+    delays = dict((broker, count / 1000.0) for broker, count in delays_ms.items())
+    peaks = disk_peaks(batches, sizes, figures, places, room, delays)
+    found = dict(disk_peak_bytes=dict((place, count) for place, count in peaks.items() if not isinstance(place, tuple)),
+                 disk_peak_bytes_per_log_dir=places.per_log_dir(peaks, state), delete_delay_ms=delays_ms,
+                 delete_delay_unread=unread)
+    return DiskLimits(room, places, delays), found
 
 
 def execute(client, pending, throttle_rate, max_moves_per_broker, timeout, poll_interval, timeout_ms, report,
-            elect=True, plan_entries=None, progress_every=10, room=None):
+            elect=True, plan_entries=None, progress_every=10, limits=None):
     """Throttle, submit batch by batch, wait for each, then remove the throttle.
 
     report(status) is called as partitions complete and every progress_every seconds in between, with
@@ -191,8 +265,13 @@ def execute(client, pending, throttle_rate, max_moves_per_broker, timeout, poll_
     the throttle removed.
     The summary includes the bytes the moves copy (read before submitting), the least time they take
     at the throttle and the rate they achieved; sizes_error says why the sizes could not be read.
-    room ({broker: bytes it may still gain}, from check_disk_room()) orders the batches so no broker passes it
-    while copying; without the sizes that needs, nothing is submitted.
+    limits (check_disk_room()'s DiskLimits: the room of every broker and of every filesystem of a broker's log
+    dirs, which of those each copy fills, and how long each broker keeps a replica a move dropped) orders the
+    batches so no place passes its room while copying; without the sizes that needs, nothing is submitted. An old
+    replica's bytes count on its broker and dir until its broker's delay has passed since its move was seen
+    complete (DiskLedger); a batch whose copies need that room waits for it (a reading with
+    waiting_for_deletions while it does), and the summary's deletion_waits says which batch waited, for which
+    places and how long.
     """
     started = time.time()
     throttle = Throttle(client, throttle_rate, pending, plan_entries) if throttle_rate else None
@@ -207,16 +286,30 @@ def execute(client, pending, throttle_rate, max_moves_per_broker, timeout, poll_
     except Exception as error:  # pylint: disable=broad-except
         # Without a disk limit the sizes only inform the result (DescribeLogDirs may not be authorized); the moves
         # go ahead without them.
-        if room is not None:
+        if limits is not None:
             raise KafkaAdminError("cannot read the replicas' sizes to order the moves within max_disk_fill: %s"
                                   % describe_error(error)) from error
         sizes_error = describe_error(error)
     try:
-        batches = make_batches(pending, max_moves_per_broker, sizes, room)
+        batches = make_batches(pending, max_moves_per_broker, sizes, limits and limits.room, limits and limits.places)
     except CapacityOrderError as error:
         # check_disk_room() found an order; the partitions have grown since it read their sizes.
         raise KafkaAdminError("the partitions grew since max_disk_fill was checked, and now %s; nothing was "
                               "submitted" % error) from None
+    ledger = DiskLedger(limits.room, sizes, limits.places, delays=limits.delays) if limits is not None else None
+    # [{batch, seconds, places}] of the waits for deletions a batch's copies needed the room of.
+    waits = []
+
+    def reading(now, waiting, later, **extra):
+        remaining = _remaining_sizes(client, waiting + later) if copied_total is not None else None
+        waited = sum(item["seconds"] for item in waits)
+        status = progress_status(
+            len(done), total, now - started, now - moves_started - waited, copied_total,
+            bytes_left(waiting, later, remaining) if remaining is not None else None, throttle_rate)
+        status.update(extra)
+        progress.append(status)
+        report(status)
+
     try:
         if throttle:
             note_adding_replicas(client, pending)
@@ -224,9 +317,32 @@ def execute(client, pending, throttle_rate, max_moves_per_broker, timeout, poll_
         moves_started = last_report = time.time()
         copied_total = bytes_to_copy(pending, sizes)[1] if sizes is not None else None
         for batch_index, batch in enumerate(batches):
+            later = [entry for later_batch in batches[batch_index + 1:] for entry in later_batch]
+            if ledger is not None:
+                due, short = ledger.ready_at(batch)
+                if due is not None and due > time.time():
+                    names = [place_name(place) for place in short]
+                    if due > started + timeout:
+                        raise ReassignmentTimedOut(
+                            "timed out: %d of %d partition(s) moved, and the next batch needs room on %s that the "
+                            "replicas earlier batches moved off give back only once their brokers delete them "
+                            "(%s), %d s from now, past the timeout of %d s. Run again with the same plan once "
+                            "they are deleted" % (len(done), total, ", ".join(names), DELETE_DELAY_KEY,
+                                                  due - time.time(), timeout), [])
+                    wait_started = now = time.time()
+                    while now < due:
+                        if now == wait_started or now - last_report >= progress_every:
+                            last_report = now
+                            reading(now, [], batch + later, waiting_for_deletions=dict(
+                                seconds_left=round(due - now, 1), places=names))
+                        time.sleep(min(progress_every, due - now))
+                        now = time.time()
+                    waits.append(dict(batch=batch_index + 1, seconds=round(time.time() - wait_started, 1),
+                                      places=names))
+                ledger.delete(time.time())
+                ledger.start(batch)
             submit(client, batch, timeout_ms)
             waiting = list(batch)
-            later = [entry for later_batch in batches[batch_index + 1:] for entry in later_batch]
             while waiting:
                 try:
                     complete = finished(client, waiting)
@@ -237,18 +353,15 @@ def execute(client, pending, throttle_rate, max_moves_per_broker, timeout, poll_
                     forget_controller(client)
                     complete = []
                 if complete:
+                    if ledger is not None:
+                        ledger.complete(complete, time.time())
                     done.extend(complete)
                     keys = set((entry["topic"], entry["partition"]) for entry in complete)
                     waiting = [entry for entry in waiting if (entry["topic"], entry["partition"]) not in keys]
                 now = time.time()
                 if complete or now - last_report >= progress_every:
                     last_report = now
-                    remaining = _remaining_sizes(client, waiting + later) if copied_total is not None else None
-                    status = progress_status(
-                        len(done), total, now - started, now - moves_started, copied_total,
-                        bytes_left(waiting, later, remaining) if remaining is not None else None, throttle_rate)
-                    progress.append(status)
-                    report(status)
+                    reading(now, waiting, later)
                 if not waiting:
                     break
                 if time.time() - started > timeout:
@@ -282,7 +395,7 @@ def execute(client, pending, throttle_rate, max_moves_per_broker, timeout, poll_
     if elect:
         try:
             wait = max(0, min(ELECTION_WAIT_SECONDS, timeout - (time.time() - started)))
-            failures = elect_preferred_leaders(client, keys, timeout_ms, wait, poll_interval)
+            failures = elect_preferred_leaders(client, keys, timeout_ms, wait, poll_interval, time.sleep, time.time)
             election_failed = [entry["partition"] for entry in failures]
             if failures:
                 election_error = "after %d s, %s" % (wait, ", ".join(
@@ -292,11 +405,15 @@ def execute(client, pending, throttle_rate, max_moves_per_broker, timeout, poll_
             election_failed = ["%s-%d" % key for key in keys]
             election_error = describe_error(error)
     copied = bytes_to_copy(pending, sizes)[1] if sizes is not None else None
-    moving = moves_ended - moves_started
-    return dict(moved=len(done), progress=progress, throttled=throttled, elapsed=round(time.time() - started, 1),
-                election_failed=election_failed, election_error=election_error, bytes_to_move=copied,
-                expected_seconds=expected_seconds(batches, sizes, throttle_rate) if sizes is not None else None,
-                rate=round(copied / moving) if copied is not None and moving > 0 else None, sizes_error=sizes_error)
+    waited = sum(item["seconds"] for item in waits)
+    moving = moves_ended - moves_started - waited
+    summary = dict(moved=len(done), progress=progress, throttled=throttled, elapsed=round(time.time() - started, 1),
+                   election_failed=election_failed, election_error=election_error, bytes_to_move=copied,
+                   expected_seconds=expected_seconds(batches, sizes, throttle_rate) if sizes is not None else None,
+                   rate=round(copied / moving) if copied is not None and moving > 0 else None, sizes_error=sizes_error)
+    if ledger is not None:
+        summary.update(deletion_waits=waits, deletion_wait_seconds=round(waited, 1))
+    return summary
 
 
 # ---- log dirs a plan names (Kafka's "log_dirs", one per replica) ----------------------------------------
@@ -458,6 +575,17 @@ def run_reassignment(module, client, inputs):
         result["diff"] = dict(
             before=dict(("%s-%d" % (entry["topic"], entry["partition"]), entry["current"]) for entry in pending),
             after=dict(("%s-%d" % (entry["topic"], entry["partition"]), entry["target"]) for entry in pending))
+    limits = None
+    if params["max_disk_fill"] is not None and (pending or dir_requests):
+        limits, found = check_disk_room(client, pending, params["max_disk_fill"], params["max_moves_per_broker"],
+                                        wanted_dirs, dir_requests)
+        result.update(found)
+        if found["delete_delay_unread"]:
+            module.warn("%s could not be read from broker(s) %s, so Kafka's default (%d ms) is counted for how long "
+                        "they keep a replica moved off them: where it is set higher, a copy that needs that room "
+                        "may land before the replica is deleted" % (DELETE_DELAY_KEY, "; ".join(
+                            "%d (%s)" % item for item in sorted(found["delete_delay_unread"].items())),
+                            DELETE_DELAY_DEFAULT_MS))
     if not pending:
         # Everything is in place: what a timed-out run of this plan left on its moves then in flight goes now.
         result["throttle_removed"] = remove_left_over_throttle(module, client, params["throttle"], plan_entries)
@@ -468,10 +596,6 @@ def run_reassignment(module, client, inputs):
             if params["wait"]:
                 place_in_log_dirs(client, not_yet, dir_requests, started + params["timeout"], params["poll_interval"])
         return
-    room = None
-    if params["max_disk_fill"] is not None:
-        room, result["disk_peak_bytes"] = check_disk_room(client, pending, params["max_disk_fill"],
-                                                          params["max_moves_per_broker"])
     if module.check_mode:
         return
     # As Kafka's tool does: the dirs first, so a replica the move creates lands in its dir; a broker that does
@@ -488,7 +612,7 @@ def run_reassignment(module, client, inputs):
     report = module.progress_reporter("kafka_reassignment", describe_progress, params["progress_file"])
     result.update(execute(client, pending, params["throttle"], params["max_moves_per_broker"], params["timeout"],
                           params["poll_interval"], timeout_ms, report, params["elect_leaders"], plan_entries,
-                          params["progress_interval"], room))
+                          params["progress_interval"], limits))
     if dir_requests:
         place_in_log_dirs(client, not_yet, dir_requests, started + params["timeout"], params["poll_interval"])
     sizes_error = result.pop("sizes_error")

@@ -75,10 +75,28 @@ options:
         1). A new copy lands before Kafka deletes the old replica, so a broker receiving data holds both for a
         while; the batches are ordered so that a copy waits until its broker has room (the moves off it in
         earlier batches have freed theirs), in the plan's order otherwise.
-      - Read with DescribeLogDirs (each replica's size, each log dir's total and usable bytes; Kafka 3.3 or
-        later). Before any change, in check mode too, the plan is refused naming each move and broker short of
-        room when no move left fits (for example two full brokers exchanging replicas); RV(disk_peak_bytes) says
-        how full each broker gets.
+      - Kafka does not free an old replica's bytes when its move completes. The broker renames the replica's log for
+        deletion (DescribeLogDirs stops listing it) and deletes it C(log.segment.delete.delay.ms) later (the
+        broker's name of C(file.delete.delay.ms); 60000 by default; set in C(server.properties) or at run time, per
+        broker or cluster-wide; a topic's own C(file.delete.delay.ms) does not apply to it). That setting is read
+        once per run from each broker giving replicas up (Kafka's default is counted, with a warning and
+        RV(delete_delay_unread), where it cannot be read), and a replica's bytes count against its broker and log
+        dir until that long after its move was seen complete. A batch whose copies need that room waits for it
+        before it starts (shown in the progress, RV(deletion_waits)); a plan is not refused for it, only when it
+        does not fit even once every earlier deletion is done. A wait that would pass O(timeout) fails the run at
+        once, with nothing in flight; run it again once the replicas are deleted.
+      - On a broker whose log dirs are on two or more filesystems (JBOD), each filesystem is kept at or below the
+        fraction of its own size too (dirs on one filesystem count as one). A copy counts against the dir the
+        plan's C(log_dirs) names for it. Where it names none, Kafka picks the online, uncordoned dir holding the
+        fewest partitions, whatever their bytes, so such a copy may land in any of them; it counts against every
+        one, and a dir gets only what it has room for whichever it is. Plans of
+        M(kafkaops.cluster.kafka_reassignment_plan) name a dir for each copy onto such a broker. A move of a
+        replica between the dirs of a broker that holds it counts against its new dir from the start.
+      - Read with DescribeLogDirs (each replica's size and dir, each log dir's total and usable bytes; Kafka 3.3 or
+        later; a dir that does not report them, an offline one too, is named and the plan refused). Before any
+        change, in check mode too, the plan is refused naming each move and broker or log dir short of room, with
+        the bytes, when no move left fits (for example two full brokers exchanging replicas);
+        RV(disk_peak_bytes) and RV(disk_peak_bytes_per_log_dir) say how full each broker and log dir may get.
       - Not set, the disks are not checked. Needs O(wait=true).
     type: float
   wait:
@@ -174,8 +192,11 @@ progress:
   description:
     - The progress readings, each time partitions completed and every O(progress_interval) seconds in between -
       partitions done of the total, seconds elapsed, bytes to copy in all and copied so far, the rate so far
-      (bytes/s) and the seconds left (at best, at the throttle; else at the rate so far). The byte figures are
-      null when the sizes could not be read.
+      (bytes/s, waits for deletions left out) and the seconds left (at best, at the throttle; else at the rate so
+      far). The byte figures are null when the sizes could not be read.
+    - While the next batch waits for brokers to delete replicas moved off them (O(max_disk_fill)), a reading as
+      the wait starts and every O(progress_interval) seconds carries C(waiting_for_deletions) - C(seconds_left)
+      and the C(places) (brokers, log dirs) it needs the room of.
   returned: when state is present and not in check mode
   type: list
   elements: dict
@@ -234,15 +255,60 @@ expected_seconds:
   sample: 6.1
 disk_peak_bytes:
   description:
-    - With O(max_disk_fill), the most bytes each broker's disks hold while the moves run, as ordered (what they
-      hold now, plus each batch's copies before its moves free the old replicas).
+    - With O(max_disk_fill), the most bytes each broker's disks may hold while the moves run, as ordered (what they
+      hold now, plus each batch's copies, less the old replicas its broker has deleted by then).
+    - An old replica counts until a later batch that needs its room waits for its deletion, and then only as much
+      of it as that batch lacks - whether it is gone sooner depends on how long the copies take. So on a broker
+      that gives replicas up and keeps them for a while (C(log.segment.delete.delay.ms) above 0) the figure is an
+      upper bound, at most the fill where a batch waited; with the delay 0 it is exact.
   returned: when O(max_disk_fill) is set and something moves (in check mode too)
   type: dict
   sample: {"1": 52428800, "2": 73400320, "4": 31457280}
+disk_peak_bytes_per_log_dir:
+  description:
+    - With O(max_disk_fill), per broker and log dir, the most bytes the dir's filesystem may hold while the moves
+      run, as ordered, counted as RV(disk_peak_bytes) is. Dirs on one filesystem show the same figure; on a broker
+      whose dirs are all on one filesystem it is the broker's RV(disk_peak_bytes).
+    - A copy whose dir the plan does not name counts in every dir it may land in until the end, so the figure is
+      an upper bound on a broker receiving such copies; it is exact where the plan names each copy's dir and the
+      broker deletes the replicas it gives up at once.
+  returned: when O(max_disk_fill) is set and something moves (in check mode too)
+  type: dict
+  sample: {"1": {"/data/disk1/kafka": 41943040, "/data/disk2/kafka": 52428800}, "4": {"/data/kafka": 31457280}}
+delete_delay_ms:
+  description:
+    - With O(max_disk_fill), for each broker that gives replicas up, the C(log.segment.delete.delay.ms) counted -
+      how long it keeps a replica moved off it before deleting it (Kafka's default, 60000, where it could not be
+      read).
+  returned: when O(max_disk_fill) is set and something moves (in check mode too)
+  type: dict
+  sample: {"1": 60000, "3": 0}
+delete_delay_unread:
+  description:
+    - The brokers whose C(log.segment.delete.delay.ms) could not be read (DescribeConfigs failed, or did not
+      return it), with why; Kafka's default is counted for them, and a warning says so.
+  returned: when O(max_disk_fill) is set and something moves (in check mode too)
+  type: dict
+  sample: {"3": "KafkaConnectionError: ..."}
+deletion_waits:
+  description:
+    - With O(max_disk_fill), each wait before a batch for brokers to delete replicas earlier batches moved off
+      them, because the batch's copies needed that room - the batch (from 1), the seconds waited and the places
+      (brokers, log dirs) short of room.
+  returned: when O(max_disk_fill) is set and partitions move (not in check mode)
+  type: list
+  elements: dict
+  sample: [{batch: 2, seconds: 60.0, places: ["broker 4's log dir /data/disk1/kafka"]}]
+deletion_wait_seconds:
+  description: With O(max_disk_fill), the seconds spent in RV(deletion_waits) in all.
+  returned: when O(max_disk_fill) is set and partitions move (not in check mode)
+  type: float
+  sample: 60.0
 rate:
   description:
     - Bytes per second the moves achieved, RV(bytes_to_move) over the seconds from the first submission until the
-      last partition was seen complete (seen by polling, so up to O(poll_interval) late).
+      last partition was seen complete (seen by polling, so up to O(poll_interval) late), less the
+      RV(deletion_wait_seconds).
     - Null when the sizes could not be read.
   returned: when state is present, O(wait) is true and not in check mode
   type: int

@@ -5,7 +5,8 @@ The kraft scenario gives broker 2 a second log dir on Kafka 4.4, whose metadata 
 throttle while the steady producer writes to that topic (cordoned first, so nothing new lands there; every
 record it acknowledged is read back afterwards), a new topic is shown to stay out of it, and it is uncordoned
 and the dirs balanced again. A plan of kafka_reassignment_plan that moves replicas onto the broker names the dir
-for each, and they land there. Bad input is refused before anything changes.
+for each, and they land there. kafka_reassignment's max_disk_fill holds the broker's dirs as well as the broker and
+reports each dir's peak. Bad input is refused before anything changes.
 """
 
 import json
@@ -245,6 +246,73 @@ def test_a_plan_onto_the_jbod_broker_names_its_dirs_and_the_replicas_land_there(
         assert not moved.failed and moved.changed, moved.output
         found = _dirs(admin)[broker]
         assert all(partition in found[path].get(name, []) for partition, path in onto.items()), (onto, found)
+    finally:
+        kafka("kafka_topic", name=name, state="absent")
+
+
+def _filesystems(admin, broker):
+    """{log dir: (total bytes, usable bytes)} of the broker's dirs, as DescribeLogDirs reports them (Kafka 3.3+)."""
+    for answer in admin.describe_log_dirs():
+        if answer["broker"] == broker:
+            return dict((log_dir["log_dir"], (log_dir["total_bytes"], log_dir["usable_bytes"]))
+                        for log_dir in answer["log_dirs"])
+    raise AssertionError("broker %d did not describe its log dirs" % broker)
+
+
+def test_max_disk_fill_holds_the_jbod_brokers_dirs_and_reports_each_dirs_peak(
+        kafka, admin, bootstrap_servers, client_settings, jbod):
+    """Issue 35, point 4: two partitions move onto the JBOD broker, one into the first dir the plan names, one where
+    Kafka picks. With no room anywhere the plan is refused before anything moves, naming the broker and, where
+    its dirs are on filesystems of their own, the dir and the copy whose dir the plan leaves to Kafka. With room,
+    they move, and each dir's peak is reported: on one filesystem (the scenario's containers) the broker's."""
+    broker, (first, second) = jbod
+    other = min(broker_id for broker_id in _dirs(admin) if broker_id != broker)
+    name = "it-jbod-fill-%s" % uuid.uuid4().hex[:8]
+    created = kafka("kafka_topic", name=name, partitions=2, replication_factor=1, config={"min.insync.replicas": 1})
+    assert created.changed, created.output
+    try:
+        away = {"version": 1, "partitions": [{"topic": name, "partition": partition, "replicas": [other]}
+                                             for partition in range(2)]}
+        assert not kafka("kafka_reassignment", plan=json.dumps(away)).failed
+        producer = KafkaProducer(bootstrap_servers=bootstrap_servers, acks="all", linger_ms=20, **client_settings)
+        for partition in range(2):
+            for _record in range(100):
+                producer.send(name, value=os.urandom(10000), partition=partition)
+        producer.flush()
+        producer.close()
+        figures = _filesystems(admin, broker)
+        # The same filesystem as the log dir planner tells it: the same total, usable bytes within 64 MiB.
+        one_filesystem = figures[first][0] == figures[second][0] and abs(
+            figures[first][1] - figures[second][1]) <= 64 << 20
+        onto = json.dumps({"version": 1, "partitions": [
+            {"topic": name, "partition": 0, "replicas": [broker], "log_dirs": [first]},
+            {"topic": name, "partition": 1, "replicas": [broker], "log_dirs": ["any"]}]})
+
+        for check in (True, False):
+            refused = kafka("kafka_reassignment", check=check, plan=onto, max_disk_fill=0.0001)
+            assert refused.failed and refused["field"] == "max_disk_fill", refused.output
+            assert "%s-0 needs" % name in refused["msg"] and "on broker %d," % broker in refused["msg"], refused["msg"]
+            if not one_filesystem:
+                assert "on broker %d's log dir %s," % (broker, first) in refused["msg"], refused["msg"]
+                assert "does not name (%s-1)" % name in refused["msg"], refused["msg"]
+        assert name not in _dirs(admin)[broker][first] and name not in _dirs(admin)[broker][second]
+
+        predicted = kafka("kafka_reassignment", check=True, plan=onto, max_disk_fill=1.0)
+        moved = kafka("kafka_reassignment", plan=onto, max_disk_fill=1.0, poll_interval=0.2)
+        assert not predicted.failed and not moved.failed and moved["moved"] == 2, moved.output
+        for run in (predicted, moved):
+            per_dir = run["disk_peak_bytes_per_log_dir"][str(broker)]
+            assert set(per_dir) == {first, second}, per_dir
+            if one_filesystem:
+                assert per_dir[first] == per_dir[second] == run["disk_peak_bytes"][str(broker)], run.output
+            else:
+                # Partition 1's copy counts in both dirs (Kafka picks one), partition 0's in the first only.
+                assert min(per_dir.values()) >= 1000000, per_dir
+        found = _dirs(admin)[broker]
+        assert 0 in found[first].get(name, []), found
+        assert 1 in found[first].get(name, []) + found[second].get(name, []), found
+        again = kafka("kafka_reassignment", plan=onto, max_disk_fill=1.0)
+        assert not again.failed and not again.changed and again.get("disk_peak_bytes") is None, again.output
     finally:
         kafka("kafka_topic", name=name, state="absent")
 

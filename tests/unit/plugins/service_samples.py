@@ -116,12 +116,15 @@ class FakeModule:
 
 
 class FakeClock:
-    """time for the wait modules: every sleep moves the clock on at once."""
+    """time for the wait modules and the reassignment executor: every sleep moves the clock on at once."""
 
     def __init__(self):
         self.now = 1000.0
 
     def monotonic(self):
+        return self.now
+
+    def time(self):
         return self.now
 
     def sleep(self, seconds):

@@ -14,6 +14,7 @@ from ansible.module_utils.testing import patch_module_args
 from ansible_collections.kafkaops.cluster.plugins.module_utils._admin_module import KafkaAdminModule
 from kafka import TopicPartition
 from kafka.admin import ConfigResourceType, ScramMechanism
+from kafka.errors import KafkaConnectionError
 from kafka.protocol.admin import AlterUserScramCredentialsRequest
 
 # Kafka's protocol error codes the fake answers with.
@@ -35,7 +36,9 @@ class FakeCluster:
 
     brokers: {broker id: rack or None}. topics: {name: {partition: [replicas]}}, the first replica
     leading. defaults: the config every topic inherits; overrides: {topic: {key: value}} set on
-    topics. broker_configs: {broker id: {key: value}} set dynamically. moving: {(topic, partition):
+    topics. broker_defaults: what every broker reports for a key not set dynamically (Kafka's defaults);
+    broker_configs: {broker id: {key: value}} set dynamically; configs_refused: brokers whose
+    DescribeConfigs fails (a broker that does not answer). moving: {(topic, partition):
     target replicas} in progress. sizes: {topic: bytes each replica of each partition holds}.
     isr: {(topic, partition): in-sync replicas} of the partitions not fully in sync, set by a test;
     one with none in sync has no leader (offline); the leader is the first of them. offline:
@@ -48,7 +51,9 @@ class FakeCluster:
         self.topics = dict((name, dict(partitions)) for name, partitions in (topics or {}).items())
         self.defaults = {"retention.ms": "604800000", "cleanup.policy": "delete", "min.insync.replicas": "1"}
         self.overrides = dict((name, dict(configs)) for name, configs in (overrides or {}).items())
+        self.broker_defaults = {"log.segment.delete.delay.ms": "60000"}
         self.broker_configs = {}
+        self.configs_refused = set()
         self.moving = dict(moving or {})
         # KRaft: registered brokers that are stopped (DescribeCluster v2 lists them with is_fenced).
         self.fenced = set()
@@ -146,9 +151,18 @@ class FakeAdminClient:
                                for key, value in self.cluster.overrides.get(resource.name, {}).items())
                 described.setdefault("topic", {})[resource.name] = entries
             else:
-                described.setdefault("broker", {})[resource.name] = dict(
-                    (key, dict(value=value, config_source="DYNAMIC_BROKER_CONFIG"))
-                    for key, value in self.cluster.broker_configs.get(int(resource.name), {}).items())
+                if int(resource.name) in self.cluster.configs_refused:
+                    raise KafkaConnectionError("broker %s did not answer" % resource.name)
+                entries = dict((key, dict(value=value, config_source="DEFAULT_CONFIG"))
+                               for key, value in self.cluster.broker_defaults.items())
+                entries.update((key, dict(value=value, config_source="DYNAMIC_BROKER_CONFIG"))
+                               for key, value in self.cluster.broker_configs.get(int(resource.name), {}).items())
+                described.setdefault("broker", {})[resource.name] = entries
+            if resource.configs is not None:
+                # Asked for some keys only: the broker answers those.
+                held = described["topic" if resource.resource_type == ConfigResourceType.TOPIC else "broker"]
+                held[resource.name] = dict((key, entry) for key, entry in held[resource.name].items()
+                                           if key in resource.configs)
         return described
 
     def list_partition_reassignments(self):

@@ -427,3 +427,16 @@ def test_certificates_are_read_only_when_asked(run_module, cluster, handshakes):
 def test_a_negative_window_is_refused_naming_it(run_module, handshakes):
     failed = run_module(kafka_cluster_info.main, dict(TLS, certificate_warn_days=-1), None)
     assert failed["failed"] and failed["field"] == "certificate_warn_days" and "at least 0" in failed["msg"]
+
+
+def test_delete_delays_are_read_per_broker_and_one_that_does_not_answer_is_named(fake_cluster):
+    cluster = fake_cluster(brokers=(1, 2, 3, 4))
+    cluster.broker_configs[4] = {"log.segment.delete.delay.ms": "0"}
+    client = cluster.connect()
+    assert _cluster.read_delete_delays(client, [4, 1]) == ({1: 60000, 4: 0}, {})
+    assert cluster.requests("describe_configs") == [dict(resources=[(4, "1"), (4, "4")])]
+    # The round fails for one broker: each is asked alone, and only that one is left unread.
+    cluster.configs_refused.add(3)
+    refused = {3: "KafkaConnectionError: broker 3 did not answer"}
+    assert _cluster.read_delete_delays(client, [1, 3]) == ({1: 60000}, refused)
+    assert _cluster.read_delete_delays(client, []) == ({}, {})

@@ -308,10 +308,28 @@ def test_max_disk_fill_orders_within_the_room_and_reports_each_brokers_peak(run_
     assert predicted["changed"] and cluster.writes() == []
     # Broker 4 holds 2 MB and gains orders-0's 1 MB copy; broker 3 keeps its 2 MB until the move completes.
     assert predicted["disk_peak_bytes"] == {1: 2000000, 2: 2000000, 3: 2000000, 4: 3000000}
+    # Broker 3 gives a replica up: how long it keeps it before deleting it, Kafka's default here.
+    assert predicted["delete_delay_ms"] == {3: 60000} and predicted["delete_delay_unread"] == {}
     result = run_module(kafka_reassignment.main, arguments, cluster)
     assert not result.get("failed"), result
     assert result["moved"] == 1 and result["disk_peak_bytes"] == predicted["disk_peak_bytes"]
+    assert result["deletion_waits"] == [] and result["deletion_wait_seconds"] == 0
     assert cluster.topics["orders"][0] == [1, 2, 4]
+
+
+def test_a_delete_delay_that_cannot_be_read_counts_kafkas_default_and_says_so(run_module, cluster):
+    # kafka-python gives a resource whose DescribeConfigs result carries an error no entries: no value to read.
+    _disks(cluster, 8000000)
+    cluster.broker_defaults = {}
+    result = run_module(kafka_reassignment.main, dict(SERVERS, plan=MOVE, max_disk_fill=0.9, poll_interval=0.01),
+                        cluster)
+    assert not result.get("failed") and result["moved"] == 1, result.get("msg")
+    assert result["delete_delay_ms"] == {3: 60000}
+    assert result["delete_delay_unread"] == {3: "its answer holds no log.segment.delete.delay.ms"}
+    assert result["warnings"] == [
+        "log.segment.delete.delay.ms could not be read from broker(s) 3 (its answer holds no "
+        "log.segment.delete.delay.ms), so Kafka's default (60000 ms) is counted for how long they keep a replica "
+        "moved off them: where it is set higher, a copy that needs that room may land before the replica is deleted"]
 
 
 @pytest.mark.parametrize("check_mode", [True, False], ids=["check-mode", "real"])

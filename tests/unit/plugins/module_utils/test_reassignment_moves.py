@@ -146,6 +146,11 @@ def test_describe_progress_names_every_figure_it_has():
                    "1 min 35 s elapsed"
     assert moves.describe_progress(dict(done=0, total=1, elapsed=2.0, bytes_total=None, bytes_copied=None, rate=None,
                                         seconds_left=None)) == "0 of 1 partitions moved, 2 s elapsed"
+    waiting = dict(seconds_left=42.0, places=["broker 4's log dir /a", "broker 4"])
+    assert moves.describe_progress(dict(done=2, total=3, elapsed=70, bytes_total=None, bytes_copied=None, rate=None,
+                                        seconds_left=None, waiting_for_deletions=waiting)) == (
+        "2 of 3 partitions moved, the next batch waits 42 s for deletions to free room on broker 4's log dir /a, "
+        "broker 4, 1 min 10 s elapsed")
 
 
 # ---- batches that keep every broker's disks under their limit while copying ------------------------------
@@ -167,6 +172,56 @@ def test_a_copy_waits_until_a_move_off_its_broker_has_freed_room():
     # 600 + 1,000 after the 500 left; had both run at once, 3 would have held 600 + 1,000 before the 500 left.
     assert moves.disk_peaks(batches, SIZES, disks)[3] == 1100
     assert moves.disk_peaks(make_batches(pending, 20), SIZES, disks)[3] == 1600
+
+
+def test_a_dropped_replica_gives_its_room_back_only_once_its_broker_deletes_it():
+    # As above: t-1's replica leaves broker 3 in the first batch, and t-0's copy needs its room. Broker 3 deletes
+    # it 60 s after its move was seen complete (log.segment.delete.delay.ms); until then the room is not there.
+    pending = [entry(0, [1, 2], [1, 3]), entry(1, [2, 3], [2, 4])]
+    room = {3: 600, 4: 10 ** 6}
+    first, second = make_batches(pending, 20, SIZES, room)
+    ledger = moves.DiskLedger(room, SIZES, delays={3: 60, 2: 5})
+    ledger.start(first)
+    ledger.complete(first, now=100)
+    assert ledger.ready_at(second) == (160, [3])
+    ledger.delete(159.9)
+    assert ledger.short(ledger.gains(second)) == [(3, 1000, 600)]
+    ledger.delete(160)
+    assert ledger.ready_at(second) == (None, []) and ledger.room[3] == 1100
+    # Deleting at once (a delay of 0, or none known), the room is back as the move completes.
+    at_once = moves.DiskLedger(room, SIZES, delays={3: 0})
+    at_once.start(first)
+    at_once.complete(first, now=100)
+    assert at_once.ready_at(second) == (None, [])
+
+
+def test_a_batch_waits_for_the_deletions_it_needs_and_no_more():
+    # Broker 5 gives up three replicas of 300 bytes, seen complete at 0, 10 and 20 s and deleted 30 s after each;
+    # a copy of 500 onto it (no room of its own) needs two of them gone, one of 1,000 more than all three.
+    sizes = {"t": {0: {5: 300}, 1: {5: 300}, 2: {5: 300}, 3: {1: 500}, 4: {1: 1000}}}
+    ledger = moves.DiskLedger({5: 0}, sizes, delays={5: 30})
+    for seen, partition in ((0, 0), (10, 1), (20, 2)):
+        ledger.complete([entry(partition, [5], [6])], now=seen)
+    assert ledger.ready_at([entry(3, [1], [5])]) == (40, [5])
+    # Not room enough even with every deletion done: the last one is the best there is (a move already copying).
+    assert ledger.ready_at([entry(4, [1], [5])]) == (50, [5])
+    ledger.delete(40)
+    assert ledger.room[5] == 600 and ledger.ready_at([entry(3, [1], [5])]) == (None, [])
+    # Nothing to wait for: no deletion is due.
+    assert moves.DiskLedger({5: 0}, sizes).ready_at([entry(3, [1], [5])]) == (None, [5])
+
+
+def test_disk_peaks_count_a_dropped_replica_until_a_batch_needs_its_room():
+    pending = [entry(0, [1, 2], [1, 3]), entry(1, [2, 3], [2, 4])]
+    room = {3: 600, 4: 10 ** 6}
+    batches = make_batches(pending, 20, SIZES, room)
+    disks = {3: {"total_bytes": 2000, "used_bytes": 600}, 4: {"total_bytes": 10 ** 7, "used_bytes": 0}}
+    # Deleted at once: 600 - 500 + 1,000. Kept 60 s: the copy may land with all of it there but the 400 bytes of
+    # room it lacks, so up to 1,200, the fill.
+    assert moves.disk_peaks(batches, SIZES, disks, room=room, delays={3: 0})[3] == 1100
+    assert moves.disk_peaks(batches, SIZES, disks, room=room, delays={3: 60})[3] == 1200
+    # A broker with room to spare counts what it gives up until the end.
+    assert moves.disk_peaks(batches, SIZES, disks, room={3: 10 ** 6}, delays={3: 60})[3] == 1600
 
 
 def test_copies_onto_one_broker_share_its_room_within_a_batch():
@@ -230,3 +285,94 @@ def test_random_batches_never_take_a_broker_past_its_room(data):
     disks = dict((broker, {"total_bytes": 10 ** 9, "used_bytes": held[broker]}) for broker in brokers)
     peaks = moves.disk_peaks(batches, sizes, disks)
     assert all(peaks[broker] <= held[broker] + max(room[broker], 0) for broker in brokers), (peaks, held, room)
+
+
+# ---- places: the filesystems of a broker's log dirs -------------------------------------------------------------
+
+
+def _dir(total, used, cordoned=False, online=True):
+    """A log dir as log_dir_state() gives it: its filesystem's total and usable bytes, and its state."""
+    return dict(total_bytes=total, usable_bytes=total - used, online=online, cordoned=cordoned, error=None)
+
+
+# Broker 1: /a and /b on two filesystems, /c cordoned on a third; t-0's replica in /a. Broker 2: /x and /y on one
+# filesystem (the same total, usable bytes within the slack). Broker 3: one dir.
+STATE = {
+    1: dict(dirs={"/a": _dir(10000, 6000), "/b": _dir(20000, 1000), "/c": _dir(30000, 0, cordoned=True)},
+            replicas={("t", 0): dict(dir="/a", bytes=1000)}),
+    2: dict(dirs={"/x": _dir(50000, 400), "/y": _dir(50000, 500)}, replicas={("t", 1): dict(dir="/y", bytes=500)}),
+    3: dict(dirs={"/d": _dir(9000, 900)}, replicas={}),
+}
+A, B, C = (1, ("/a",)), (1, ("/b",)), (1, ("/c",))
+
+
+def test_only_brokers_with_dirs_on_several_filesystems_get_places_of_their_own():
+    places = moves.LogDirPlaces(STATE)
+    assert places.figures == {A: dict(total_bytes=10000, used_bytes=6000), B: dict(total_bytes=20000, used_bytes=1000),
+                              C: dict(total_bytes=30000, used_bytes=0)}
+    assert places.open == {1: [A, B]}
+    assert moves.disk_room(places.figures, 0.5) == {A: -1000, B: 9000, C: 15000}
+    assert [moves.place_name(place) for place in (3, A, (2, ("/x", "/y")))] == [
+        "broker 3", "broker 1's log dir /a", "broker 2's log dirs /x, /y (one filesystem)"]
+
+
+@pytest.mark.parametrize("wanted, key, landing", [
+    # The dir the plan names.
+    ({("t", 5): {1: "/b"}}, ("t", 5, 1), [B]),
+    # None named: every open dir (not the cordoned /c), whichever Kafka picks.
+    ({}, ("t", 5, 1), [A, B]),
+    ({("t", 5): {2: "/x"}}, ("t", 5, 1), [A, B]),
+    # A replica the broker holds already (a move in progress copying into it) fills its dir, whatever is named.
+    ({("t", 0): {1: "/b"}}, ("t", 0, 1), [A]),
+    # A broker whose dirs share one filesystem, or with one dir: its own place counts it.
+    ({("t", 5): {2: "/x"}}, ("t", 5, 2), []),
+    ({}, ("t", 5, 3), []),
+], ids=["named", "any", "named-elsewhere", "held", "one-filesystem", "one-dir"])
+def test_where_a_copy_lands(wanted, key, landing):
+    assert moves.LogDirPlaces(STATE, wanted).landing(*key) == landing
+
+
+def test_a_move_frees_its_broker_and_the_dir_its_old_replica_is_in():
+    places = moves.LogDirPlaces(STATE, {("t", 0): {3: "/d"}})
+    sizes = {"t": {0: {1: 1000}}}
+    assert moves._gains_and_frees(entry(0, [1], [3]), sizes, places) == ({3: 1000}, {1: 1000, A: 1000})
+    assert moves._gains_and_frees(entry(0, [1], [1, 2]), sizes, places) == ({2: 1000}, {})
+
+
+def test_copies_kafka_places_share_the_room_of_every_dir_they_may_land_in():
+    # Broker 1's /a has room for 1,500 at 0.5 beside its own 3,500, /b for plenty: two copies with no dir named may
+    # both land in /a, so they go one after the other, the move off /a freeing room in between.
+    state = {1: dict(dirs={"/a": _dir(10000, 3500), "/b": _dir(20000, 0)},
+                     replicas={("t", 2): dict(dir="/a", bytes=1000)}),
+             2: dict(dirs={"/d": _dir(10 ** 6, 2000)}, replicas={})}
+    places = moves.LogDirPlaces(state)
+    sizes = {"t": {0: {2: 1000}, 1: {2: 1000}, 2: {1: 1000}}}
+    pending = [entry(0, [2], [1]), entry(1, [2], [1]), entry(2, [1], [2])]
+    disks = {1: dict(total_bytes=30000, used_bytes=3500), 2: dict(total_bytes=10 ** 6, used_bytes=2000)}
+    figures = dict(disks)
+    figures.update(places.figures)
+    room = moves.disk_room(figures, 0.5)
+    batches = make_batches(pending, 20, sizes, room, places)
+    assert [[item["partition"] for item in batch] for batch in batches] == [[0, 2], [1]]
+    # By the broker alone the three fit at once.
+    assert len(make_batches(pending, 20, sizes, moves.disk_room(disks, 0.5))) == 1
+    peaks = moves.disk_peaks(batches, sizes, figures, places)
+    # Each copy counts in /a and in /b until the end: where Kafka put it is not read again. The broker's is exact.
+    assert (peaks[1], peaks[(1, ("/a",))], peaks[(1, ("/b",))]) == (4500, 4500, 2000)
+    assert places.per_log_dir(peaks, state) == {1: {"/a": 4500, "/b": 2000}, 2: {"/d": 3000}}
+    # Named, the same copies count in /b alone and run at once.
+    named = moves.LogDirPlaces(state, {("t", 0): {1: "/b"}, ("t", 1): {1: "/b"}})
+    assert len(make_batches(pending, 20, sizes, room, named)) == 1
+    with pytest.raises(moves.CapacityOrderError) as refused:
+        make_batches(pending[:2], 20, sizes, {**room, A: 500}, places)
+    assert "t-0 needs 1000 B on broker 1's log dir /a, which has 500 B" in str(refused.value)
+
+
+def test_a_move_between_a_brokers_dirs_fills_the_broker_and_the_new_dir_from_the_start():
+    places = moves.LogDirPlaces(STATE)
+    sizes = {"t": {0: {1: 1000, 2: 1200}, 1: {2: 500}}}
+    requests = [dict(topic="t", partition=0, broker=1, to_dir="/b"),
+                dict(topic="t", partition=1, broker=2, to_dir="/x"),
+                # Not on broker 3 yet: the move's copy, counted by the batches.
+                dict(topic="t", partition=1, broker=3, to_dir="/d")]
+    assert moves.copies_within_brokers(requests, sizes, places) == {1: 1200, B: 1200, 2: 500}
