@@ -281,7 +281,8 @@ def _used_bytes(admin, broker):
 
 def _on_one_filesystem(figures, first, second):
     """Whether two dirs are on one filesystem, as the log dir planner tells it: the same total, usable bytes within
-    64 MiB (the kraft scenario's JBOD broker has a tmpfs of its own for each)."""
+    64 MiB. The checks of a dir's disk run where the dirs are disks of their own (the kraft scenario's are not: see
+    its molecule.yml)."""
     return figures[first][0] == figures[second][0] and abs(figures[first][1] - figures[second][1]) <= 64 << 20
 
 
