@@ -153,6 +153,7 @@ def test_a_dir_is_evacuated_cordoned_kept_empty_and_taken_back(
     broker, (first, second) = jbod
     evacuate = [{"broker": broker, "log_dir": first}]
     throttle = 4 << 20
+    own_disks = not _on_one_filesystem(_filesystems(admin, broker), first, second)
 
     predicted = kafka("kafka_log_dirs", check=True, evacuate=evacuate, throttle=throttle)
     assert not predicted.failed and predicted.changed, predicted.output
@@ -194,7 +195,7 @@ def test_a_dir_is_evacuated_cordoned_kept_empty_and_taken_back(
     assert dirs[second].get(placed_topic) == list(range(PARTITIONS)), dirs[second]
     assert _broker_config(admin, broker, CORDON_KEY) == first
     assert _until(lambda: not _broker_config(admin, broker, COPY_THROTTLE_KEY), 30), "the copy throttle was left set"
-    if not _on_one_filesystem(_filesystems(admin, broker), first, second):
+    if own_disks:
         # The emptied dir lists no replica, yet its disk still holds the old copies until the broker deletes them,
         # log.segment.delete.delay.ms after the move (kafka_reassignment's max_disk_fill counts them until then);
         # then its disk frees them.
@@ -225,7 +226,7 @@ def test_a_dir_is_evacuated_cordoned_kept_empty_and_taken_back(
     assert not _broker_config(admin, broker, CORDON_KEY)
     assert back["moves"] and all(move["to_dir"] == first for move in back["moves"]), back["moves"]
     assert _dirs(admin)[broker][first].get(placed_topic), _dirs(admin)[broker]
-    if not _on_one_filesystem(_filesystems(admin, broker), first, second):
+    if own_disks:
         # Until the broker deletes the copies the balance left behind, their disk still counts them and a balance by
         # fill would move more: the second run is asked once they are gone, as an operator would after the delay.
         assert _until(lambda: _used_bytes(admin, broker)[second] <= used_after_back[second] - 0.5 * back["bytes_moved"],
