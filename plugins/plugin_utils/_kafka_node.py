@@ -2,7 +2,7 @@
 # Copyright: kafkaops.cluster developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """What the host models of the Kafka service roles share (kafka_broker's and kafka_controller's): where a Kafka
-node's files are, how it logs, how its listeners are named and secured, and the
+node's files are, how it logs, how its listeners are named and secured, how its tools start their JVM, and the
 entries of the files both roles write (in the shape the module config_files takes).
 
 Plain data in, plain data out, like the host models that use it.
@@ -11,6 +11,7 @@ Plain data in, plain data out, like the host models that use it.
 from __future__ import absolute_import, division, print_function
 
 
+import json
 import re
 
 # A cluster id as kafka-storage random-uuid prints it: 16 bytes in URL-safe base64 without padding.
@@ -20,12 +21,19 @@ CLUSTER_ID = re.compile(r"^[A-Za-z0-9_-]{22}$")
 CONTROLLER_LISTENER = "CONTROLLER"
 CONTROLLER_PROTOCOL = "PLAINTEXT"
 ANONYMOUS = "User:ANONYMOUS"
+# How every Kafka tool the roles run starts its JVM: a small heap, and, as tools live seconds, the client
+# compiler alone and the serial collector (about half the CPU of the JVM's defaults, docs/benchmarks.md).
+TOOL_JVM_OPTIONS = ("-Xmx128m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")
 # Kafka 4 logs through log4j 2, Kafka 3 through log4j 1: the file in the node's folder, service_common's template
 # of it (by its key in service_common_templates) and the JVM option that names the file.
 LOGGING = {
     True: {"name": "log4j2.properties", "template": "kafka_log4j2", "option": "-Dlog4j2.configurationFile="},
     False: {"name": "log4j.properties", "template": "kafka_log4j", "option": "-Dlog4j.configuration=file:"},
 }
+# The marker role kafka_distribution leaves in an installed Kafka's folder, naming its version, and how a unit
+# file names that folder (its classpath: Apache's libs/ or Confluent's share/java/kafka/).
+INSTALLED_MARKER = ".kafkaops-installed"
+UNIT_CLASSPATH = re.compile(r" -cp (\S+?)/(libs|share/java/kafka)/\*")
 
 
 def uses_sasl(protocol):
@@ -120,6 +128,11 @@ def logging(folder, log4j2):
     return {"file": path, "template": chosen["template"], "option": chosen["option"] + path}
 
 
+def tool_command(java, logging_option, log_folder, classpath):
+    """How a role starts Kafka's tools: a small JVM, logging as the node does into its log folder."""
+    return [java] + list(TOOL_JVM_OPTIONS) + [logging_option, "-Dkafka.logs.dir=" + log_folder, "-cp", classpath]
+
+
 def file_entry(dest, template, group, owner="root", mode="0644", **more):
     """A file of config_files' files option, rendered from a template."""
     return dict({"dest": dest, "template": template, "owner": owner, "group": group, "mode": mode}, **more)
@@ -143,3 +156,21 @@ def zookeeper_login_entry(dest, templates, group, prefix):
                       template_vars={"user_variable": prefix + "_zookeeper_sasl_user",
                                      "password_variable": prefix + "_zookeeper_sasl_password"})
 
+
+def installed_home(unit_text):
+    """The folder of the installed Kafka a unit file runs, from its classpath; '' when it names none."""
+    found = UNIT_CLASSPATH.search(unit_text or "")
+    return found.group(1) if found else ""
+
+
+def installed_markers(files, unit_files):
+    """The version markers of the installed Kafkas these unit files run, from host_state_info's files result
+    (which holds the units' text): the paths to read next, each once."""
+    homes = unique(installed_home(((files or {}).get(path) or {}).get("content")) for path in unit_files)
+    return [home + "/" + INSTALLED_MARKER for home in homes if home]
+
+
+def installed_version(home, files):
+    """The version kafka_distribution's marker in home names, from host_state_info's files result; ''."""
+    content = ((files or {}).get(home + "/" + INSTALLED_MARKER) or {}).get("content") or "{}"
+    return json.loads(content).get("version", "")
