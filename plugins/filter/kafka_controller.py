@@ -91,9 +91,8 @@ def kafka_controller_restart_order(model, hostvars, play_hosts, restart_all=Fals
     saw (its registered __kafka_controller_quorum)."""
     _mapping("kafka_controller_restart_order", "model", model)
     controllers = [item for item in model["controllers"] if item["host"] in play_hosts]
-    variables = {item["host"]: _host_variables(hostvars, item["host"], ("__kafka_controller_quorum",
-                                                                         "__kafka_controller_restart_pending"))
-                 for item in controllers}
+    wanted = ("__kafka_controller_quorum", "__kafka_controller_restart_pending")
+    variables = {item["host"]: _host_variables(hostvars, item["host"], wanted) for item in controllers}
     leader_ids = [(variables[item["host"]].get("__kafka_controller_quorum") or {}).get("leader_id")
                   for item in controllers]
     pending = {host: found.get("__kafka_controller_restart_pending") for host, found in variables.items()}

@@ -256,9 +256,9 @@ def _scram_user_problems(users):
                  + [user.get("name") for user in users if not is_kafka_list_value(user.get("password"))])
     if not bad:
         return []
+    names = ", ".join(text(name) for name in bad)
     return ["kafka_controller_scram_users: the name or password of %s is empty or holds a space or one of "
-            "\" , = [ ] \\ (the storage tool reads them from a [key=value,...] list)" % ", ".join(text(name)
-                                                                                            for name in bad)]
+            "\" , = [ ] \\ (the storage tool reads them from a [key=value,...] list)" % names]
 
 
 def host_state(model, state):

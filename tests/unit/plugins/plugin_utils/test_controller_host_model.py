@@ -308,8 +308,8 @@ def test_the_hosts_read_gives_the_storage_node():
      "cluster: that is the migration to KRaft, run playbooks/migrate_to_kraft.yml; once it is finalized and "
      "ZooKeeper decommissioned, take the zookeeper group out of the inventory"),
 ])
-def test_a_change_of_migration_mode_only_through_the_migration(configured, running_migration, migration,
-                                                              zookeeper_group, step, refused):
+def test_a_change_of_migration_mode_only_through_the_migration(
+        configured, running_migration, migration, zookeeper_group, step, refused):
     model = _model({"kafka_controller_zookeeper_migration": migration, "kafka_controller_migration_step": step},
                    groups={"zookeeper": ["z1"]} if zookeeper_group else {})
     unused, state = _read(configured, running_migration)
