@@ -19,6 +19,7 @@ from ansible_collections.kafkaops.cluster.plugins.plugin_utils._broker_host_mode
 from ansible_collections.kafkaops.cluster.plugins.plugin_utils._broker_host_model import (
     missing_files as host_missing_files,
 )
+from ansible_collections.kafkaops.cluster.plugins.plugin_utils._kafka_node import node_paths
 from ansible_collections.kafkaops.cluster.plugins.plugin_utils._tls_files import (
     HAS_CRYPTOGRAPHY,
     certificate_key_problem,
@@ -107,28 +108,9 @@ def kafka_broker_instances(instances, host_defaults):
 
 
 def broker_paths(broker_id, config_dir, log_dir):
-    """Where one broker's files are and what its unit is called: the one place the role spells them.
-
-    unit, the systemd unit (kafka-broker-<id>); unit_file, its file; folder, the broker's own configuration
-    folder (<config_dir>/broker-<id>); config_file, its server.properties; restart_view, the copy of the
-    settings whose change needs a restart (KRaft mode: server.properties less the quorum's bootstrap list,
-    which the broker reads only at start and a quorum change rewrites); restart_marker, the file that
-    says a restart is still owed after a run stopped before doing it; log_folder and log_file, where the
-    broker logs (<log_dir>/broker-<id>/server.log).
-    """
-    folder = "%s/broker-%d" % (config_dir.rstrip("/"), broker_id)
-    log_folder = "%s/broker-%d" % (log_dir.rstrip("/"), broker_id)
-    unit = "kafka-broker-%d" % broker_id
-    return {
-        "unit": unit,
-        "unit_file": "/etc/systemd/system/%s.service" % unit,
-        "folder": folder,
-        "config_file": folder + "/server.properties",
-        "restart_view": folder + "/.server.properties.restart-view",
-        "restart_marker": folder + "/.restart-pending",
-        "log_folder": log_folder,
-        "log_file": log_folder + "/server.log",
-    }
+    """Where one broker's files are and what its unit is called (node_paths of broker-<id>): unit, unit_file, folder,
+    config_file, restart_view, restart_marker, log_folder and log_file."""
+    return node_paths("broker-%d" % broker_id, config_dir, log_dir)
 
 
 def _prometheus_port(instance, host_defaults, port, several, where):

@@ -12,10 +12,10 @@ import hashlib
 from ansible.errors import AnsibleFilterError
 from ansible.module_utils.six import string_types
 from ansible_collections.kafkaops.cluster.plugins.module_utils._java_properties import parse_java_properties
+from ansible_collections.kafkaops.cluster.plugins.plugin_utils._controller_host_model import controller_address
 from ansible_collections.kafkaops.cluster.plugins.plugin_utils._kafka_list_values import (
     LIST_VALUE_BREAKERS_TEXT, is_kafka_list_value)
 
-DEFAULT_CONTROLLER_PORT = 9093
 # Ids Kafka keeps for itself (Uuid.ZERO_UUID, Uuid.ONE_UUID): never a cluster's or a directory's.
 RESERVED_UUIDS = ("AAAAAAAAAAAAAAAAAAAAAA", "AAAAAAAAAAAAAAAAAAAAAQ")
 
@@ -76,14 +76,10 @@ def java_properties(text):
 
 
 def kafka_controller_address(member):
-    """'address:port' of a controller's listener, from a (hostvars of the node, inventory name) pair.
-
-    The node's kafka_controller_host, else ansible_host, else its name; its kafka_controller_port,
-    else 9093: the role kafka_controller's rule, which hostvars of another host does not show.
-    """
+    """'address:port' of a controller's listener, from a (hostvars of the node, inventory name) pair: the role
+    kafka_controller's rule (controller_address in plugin_utils/_controller_host_model.py)."""
     variables, name = member
-    port = variables.get("kafka_controller_port") or DEFAULT_CONTROLLER_PORT
-    return "%s:%s" % (variables.get("kafka_controller_host") or variables.get("ansible_host") or name, port)
+    return controller_address(variables, name)
 
 
 def kafka_initial_controllers(controllers, cluster_id):

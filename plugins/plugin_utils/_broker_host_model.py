@@ -18,6 +18,25 @@ import re
 
 from ansible_collections.kafkaops.cluster.plugins.module_utils._features import pin_problems
 from ansible_collections.kafkaops.cluster.plugins.plugin_utils._kafka_list_values import is_kafka_list_value
+from ansible_collections.kafkaops.cluster.plugins.plugin_utils._kafka_node import (
+    ANONYMOUS,
+    CONTROLLER_LISTENER,
+    CONTROLLER_PROTOCOL,
+    broker_principals,
+    cluster_id_problem,
+    file_entry,
+    folder_entry,
+    folder_files,
+    logging,
+    logging_entry,
+    protocol_map,
+    uses_sasl,
+    uses_ssl,
+    zookeeper_login_entry,
+)
+from ansible_collections.kafkaops.cluster.plugins.plugin_utils._kafka_node import as_int as _as_int
+from ansible_collections.kafkaops.cluster.plugins.plugin_utils._kafka_node import text as _text
+from ansible_collections.kafkaops.cluster.plugins.plugin_utils._kafka_node import unique as _unique
 
 METADATA_MODES = ("zookeeper", "migration", "kraft")
 PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
@@ -27,44 +46,11 @@ TLS_CERTIFICATES = ("generated", "provided")
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 # The settings of a server.properties that tell its metadata mode (filter kafka_metadata_mode).
 MODE_SETTINGS = ("process.roles", "zookeeper.metadata.migration.enable")
-# A cluster id as kafka-storage random-uuid prints it: 16 bytes in URL-safe base64 without padding.
-CLUSTER_ID = re.compile(r"^[A-Za-z0-9_-]{22}$")
 HEAP_SIZE = re.compile(r"^[0-9]+[kKmMgG]$")
 USER_NAME = re.compile(r"^[A-Za-z0-9._-]+$")
 CHROOT = re.compile(r"^/[^ ,]*[^/]$")
 # Without the replication factors set, Kafka's usual 3, or fewer on a smaller cluster.
 DEFAULT_REPLICATION = 3
-
-
-def uses_sasl(protocol):
-    return protocol.startswith("SASL_")
-
-
-def uses_ssl(protocol):
-    return "SSL" in protocol
-
-
-def _text(value):
-    return "" if value is None else str(value)
-
-
-def _as_int(value):
-    """A number as Jinja's int filter reads it, 0 when it is none, so that a bad value fails the range check."""
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        try:
-            return int(float(value))
-        except (TypeError, ValueError):
-            return 0
-
-
-def _unique(items):
-    seen = []
-    for item in items:
-        if item not in seen:
-            seen.append(item)
-    return seen
 
 
 def _host_of(address):
@@ -151,14 +137,15 @@ def host_model(inputs, settings, cluster, file_exists, key_problem):
     # certificate_expiry; the admin client's only where it was issued or provided).
     tls["expiry_files"] = {"CA certificate": tls["source"]["ca"], "host certificate": tls["source"]["cert"],
                            "admin client certificate": tls["source"]["admin_cert"]}
+    shared = folder_files(config_dir)
     paths = {
         # The brokers' ZooKeeper login (JAAS Client section), named in their units.
-        "zookeeper_jaas": config_dir + "/zookeeper-client.jaas",
+        "zookeeper_jaas": shared["zookeeper_jaas"],
         "jmx_password": config_dir + "/jmx.password",
         "jmx_access": config_dir + "/jmx.access",
         "jmx_tls_config": config_dir + "/jmx-tls.properties",
         # The Prometheus exporter's rules, one file for the host's brokers.
-        "prometheus_rules": config_dir + "/prometheus.yml",
+        "prometheus_rules": shared["prometheus_rules"],
     }
     instances = list(cluster.get("instances") or [])
     cluster_instances = [instance for name in members for instance in (host_instances.get(name) or [])]
@@ -179,8 +166,8 @@ def host_model(inputs, settings, cluster, file_exists, key_problem):
         "zookeeper_connect": text["kafka_broker_zookeeper_connect"].strip() + text["kafka_broker_zookeeper_chroot"],
         "peer_addresses": _peer_addresses(text, kraft, migration, combined, quorum_servers, members, addresses),
         "listeners": listeners,
-        "protocol_map": ",".join("%s:%s" % (listener["name"], listener["protocol"]) for listener in listeners)
-                        + (",CONTROLLER:PLAINTEXT" if kraft or migration else ""),
+        "protocol_map": protocol_map([(listener["name"], listener["protocol"]) for listener in listeners]
+                                     + ([(CONTROLLER_LISTENER, CONTROLLER_PROTOCOL)] if kraft or migration else [])),
         "uses_tls": any(uses_ssl(protocol) for protocol in protocols) or jmx_tls,
         "uses_sasl": any(uses_sasl(protocol) for protocol in protocols),
         "zookeeper_sasl": len(text["kafka_broker_zookeeper_sasl_user"]) > 0,
@@ -223,24 +210,21 @@ def broker_files(model, templates, log4j2):
     account = model["account"]
     paths = model["paths"]
     tls = model["tls"]
-    logging_name = "log4j2.properties" if log4j2 else "log4j.properties"
     secret = uses_sasl(model["listeners"][0]["protocol"])
 
-    def entry(dest, template, owner="root", mode="0644", **more):
-        return dict({"dest": dest, "template": template, "owner": owner, "group": account["group"], "mode": mode},
-                    **more)
+    def entry(dest, template, **more):
+        return file_entry(dest, template, account["group"], **more)
 
     files = []
     restart_paths = {}
     host_paths = [tls["truststore"], tls["keystore"], paths["zookeeper_jaas"], paths["jmx_password"],
                   paths["jmx_tls_config"]]
     for instance in model["instances"]:
-        logging_file = instance["folder"] + "/" + logging_name
+        logging_settings = logging(instance["folder"], log4j2)
         files += [
             entry(instance["config_file"], "server.properties.j2", mode="0640", sensitive=secret,
                   template_vars={"instance": instance}),
-            entry(logging_file, templates["kafka_log4j2" if log4j2 else "kafka_log4j"],
-                  template_vars={"log_file": instance["log_file"]}),
+            logging_entry(logging_settings, instance["log_file"], templates, account["group"]),
             dict(entry(instance["unit_file"], "kafka-broker.service.j2", template_vars={"instance": instance}),
                  group="root"),
         ]
@@ -248,16 +232,14 @@ def broker_files(model, templates, log4j2):
             files.append(entry(instance["restart_view"], "server.properties.j2", mode="0640", sensitive=secret,
                                template_vars={"instance": instance, "restart_view": True}))
         restart_paths[instance["unit"]] = [instance["restart_view"] if model["kraft"] else instance["config_file"],
-                                           logging_file, instance["unit_file"]] + host_paths
+                                           logging_settings["file"], instance["unit_file"]] + host_paths
     # Host-level files: the TLS key store and CA, the ZooKeeper login, the JMX password, the Prometheus
     # exporter's rules (not part of the restart decision: the agent re-reads them when they change).
     if model["uses_tls"]:
         files += [entry(tls["truststore"], "ca.crt.j2"),
                   entry(tls["keystore"], "broker-keystore.pem.j2", mode="0640", sensitive=True)]
     if model["zookeeper_sasl"]:
-        files.append(entry(paths["zookeeper_jaas"], templates["zookeeper_client_jaas"], mode="0640", sensitive=True,
-                           template_vars={"user_variable": "kafka_broker_zookeeper_sasl_user",
-                                          "password_variable": "kafka_broker_zookeeper_sasl_password"}))
+        files.append(zookeeper_login_entry(paths["zookeeper_jaas"], templates, account["group"], "kafka_broker"))
     if model["jmx_password_set"]:
         files += [entry(paths["jmx_password"], "jmx.password.j2", owner=account["user"], mode="0400", sensitive=True),
                   entry(paths["jmx_access"], "jmx.access.j2")]
@@ -268,7 +250,7 @@ def broker_files(model, templates, log4j2):
         files.append(entry(paths["prometheus_rules"], templates["kafka_prometheus"]))
 
     def folder(path, owner, mode):
-        return {"path": path, "owner": owner, "group": account["group"], "mode": mode}
+        return folder_entry(path, owner, account["group"], mode)
 
     folders = model["folders"]
     instances = model["instances"]
@@ -300,7 +282,8 @@ def _tls_paths(text, host, config_dir, tls_dir):
     and on the host: the CA the brokers trust and one PEM key store (private key, then certificate)."""
     provided = text["kafka_broker_tls_certificates"] == "provided"
     admin = text["kafka_broker_admin_user"]
-    host_dir = config_dir + "/tls"
+    shared = folder_files(config_dir)
+    host_dir = shared["tls_dir"]
     return {
         "source": {
             "ca": text["kafka_broker_tls_ca_file"] if provided else tls_dir + "/ca.crt",
@@ -310,7 +293,7 @@ def _tls_paths(text, host, config_dir, tls_dir):
             "admin_key": "%s/clients/%s.key" % (tls_dir, admin),
         },
         "host_dir": host_dir,
-        "truststore": host_dir + "/ca.crt",
+        "truststore": shared["truststore"],
         "keystore": host_dir + "/broker.pem",
         # TLS on JMX: the PKCS12 key store, made on the controller, and its copy on the host.
         "jmx_keystore_dir": tls_dir + "/jmx",
@@ -359,9 +342,9 @@ def _super_users(inputs, text, combined_kraft, hosts):
     node is also a controller, reached on the unauthenticated controller listener as User:ANONYMOUS (as
     dedicated controllers are, see kafka_controller_super_users): it must pass there, or no broker registers.
     """
-    users = ["User:" + text["kafka_broker_inter_broker_user"], "User:" + text["kafka_broker_admin_user"]]
+    users = broker_principals(text["kafka_broker_inter_broker_user"], text["kafka_broker_admin_user"])
     if combined_kraft:
-        users.append("User:ANONYMOUS")
+        users.append(ANONYMOUS)
     if text["kafka_broker_internal_security_protocol"] == "SSL":
         users.extend("User:CN=" + name for name in hosts)
     if (text["kafka_broker_external_security_protocol"] == "SSL"
@@ -458,10 +441,9 @@ def _mode_problems(inputs, text, model, cluster):
     if (model["kraft"] or model["migration"]) and not model["quorum_servers"]:
         found.append("kafka_broker_controller_quorum_servers: KRaft mode needs the controllers: put hosts in the "
                      "kafka_controller group, list their addresses here, or set kafka_broker_combined")
-    cluster_id = text["kafka_broker_cluster_id"]
-    if cluster_id and not CLUSTER_ID.match(cluster_id):
-        found.append("kafka_broker_cluster_id: expected 22 characters of URL-safe base64 (as kafka-storage "
-                     "random-uuid prints), got " + cluster_id)
+    bad_cluster_id = cluster_id_problem("kafka_broker_cluster_id", text["kafka_broker_cluster_id"])
+    if bad_cluster_id:
+        found.append(bad_cluster_id)
     if model["kraft"]:
         if text["kafka_broker_zookeeper_sasl_user"]:
             found.append("kafka_broker_zookeeper_sasl_user ('%s'): a broker in KRaft mode has no ZooKeeper to log in "
@@ -537,7 +519,7 @@ def _security_problems(inputs, text, model, file_exists, key_problem):
     anonymous = [listener["name"] for listener in listeners
                  if not uses_sasl(listener["protocol"]) and listener["client_auth"] != "required"]
     if (inputs.get("kafka_broker_authorizer_enabled") and anonymous
-            and "User:ANONYMOUS" not in (inputs.get("kafka_broker_super_users") or [])):
+            and ANONYMOUS not in (inputs.get("kafka_broker_super_users") or [])):
         found.append("kafka_broker_authorizer_enabled: the %s listener(s) do not identify clients (use SASL_SSL, "
                      "SASL_PLAINTEXT or SSL with ssl_client_auth required), so brokers or the collection's admin "
                      "client would be denied; or add User:ANONYMOUS to kafka_broker_super_users knowingly"
