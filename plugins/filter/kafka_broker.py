@@ -16,13 +16,13 @@ from ansible_collections.kafkaops.cluster.plugins.plugin_utils._broker_host_mode
     broker_id_limit,
     host_model,
 )
-from ansible_collections.kafkaops.cluster.plugins.plugin_utils._broker_host_model import (
+from ansible_collections.kafkaops.cluster.plugins.plugin_utils._service_rules import (
     missing_files as host_missing_files,
 )
-from ansible_collections.kafkaops.cluster.plugins.plugin_utils._tls_files import (
-    HAS_CRYPTOGRAPHY,
-    certificate_key_problem,
+from ansible_collections.kafkaops.cluster.plugins.plugin_utils._service_rules import (
+    unresolved_addresses as unresolved,
 )
+from ansible_collections.kafkaops.cluster.plugins.plugin_utils._tls_files import key_problem_of
 
 INSTANCE_KEYS = ("broker_id", "port", "internal_port", "jmx_port", "prometheus_port", "rack", "log_dirs", "properties")
 INTERNAL_PORT_OFFSET = 10000
@@ -208,13 +208,6 @@ def kafka_broker_files(model, templates, log4j2):
     return broker_files(model, templates, _as_bool(log4j2, "log4j2"))
 
 
-def _certificate_key_problem(certificate_variable, certificate_path, key_variable, key_path):
-    if not HAS_CRYPTOGRAPHY:
-        raise AnsibleFilterError("kafka_broker_host_model: comparing a certificate with its key needs the Python "
-                                 "library cryptography on the controller (ansible-core depends on it)")
-    return certificate_key_problem(certificate_variable, certificate_path, key_variable, key_path)
-
-
 def kafka_broker_host_model(inputs, settings, cluster):
     """The kafka_broker role's host model (plugin_utils/_broker_host_model.py says what it holds), with the
     controller's own files behind the checks of provided TLS files (there, and the certificate its key's)."""
@@ -222,7 +215,7 @@ def kafka_broker_host_model(inputs, settings, cluster):
         if not isinstance(value, dict):
             raise AnsibleFilterError("kafka_broker_host_model: %s must be a mapping, got %s"
                                      % (name, type(value).__name__))
-    return host_model(inputs, settings, cluster, os.path.isfile, _certificate_key_problem)
+    return host_model(inputs, settings, cluster, os.path.isfile, key_problem_of("kafka_broker_host_model"))
 
 
 def zookeeper_peer_address(member):
@@ -248,12 +241,7 @@ def unresolved_addresses(names_by_node, owners):
     names_by_node: node -> the names result of host_state_info on it (name -> addresses, empty when
     the name does not resolve). owners: name -> the variable (and host) that gives it.
     """
-    problems = []
-    for node in sorted(names_by_node):
-        for name, addresses in sorted((names_by_node[node] or {}).items()):
-            if not addresses:
-                problems.append("%s cannot resolve '%s' (%s)" % (node, name, owners.get(name, "unknown variable")))
-    return problems
+    return unresolved(names_by_node, owners)
 
 
 def missing_files(paths):

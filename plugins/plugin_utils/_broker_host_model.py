@@ -18,6 +18,19 @@ import re
 
 from ansible_collections.kafkaops.cluster.plugins.module_utils._features import pin_problems
 from ansible_collections.kafkaops.cluster.plugins.plugin_utils._kafka_list_values import is_kafka_list_value
+from ansible_collections.kafkaops.cluster.plugins.plugin_utils._service_rules import (
+    HEAP_SIZE,
+    USER_NAME,
+    as_int,
+    file_entry,
+    folder_entry,
+    host_tls_paths,
+    in_play,
+    provided_tls_problems,
+    tls_source,
+    unique,
+)
+from ansible_collections.kafkaops.cluster.plugins.plugin_utils._service_rules import text as _text
 
 METADATA_MODES = ("zookeeper", "migration", "kraft")
 PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
@@ -29,8 +42,6 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 MODE_SETTINGS = ("process.roles", "zookeeper.metadata.migration.enable")
 # A cluster id as kafka-storage random-uuid prints it: 16 bytes in URL-safe base64 without padding.
 CLUSTER_ID = re.compile(r"^[A-Za-z0-9_-]{22}$")
-HEAP_SIZE = re.compile(r"^[0-9]+[kKmMgG]$")
-USER_NAME = re.compile(r"^[A-Za-z0-9._-]+$")
 CHROOT = re.compile(r"^/[^ ,]*[^/]$")
 # Without the replication factors set, Kafka's usual 3, or fewer on a smaller cluster.
 DEFAULT_REPLICATION = 3
@@ -42,29 +53,6 @@ def uses_sasl(protocol):
 
 def uses_ssl(protocol):
     return "SSL" in protocol
-
-
-def _text(value):
-    return "" if value is None else str(value)
-
-
-def _as_int(value):
-    """A number as Jinja's int filter reads it, 0 when it is none, so that a bad value fails the range check."""
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        try:
-            return int(float(value))
-        except (TypeError, ValueError):
-            return 0
-
-
-def _unique(items):
-    seen = []
-    for item in items:
-        if item not in seen:
-            seen.append(item)
-    return seen
 
 
 def _host_of(address):
@@ -86,14 +74,6 @@ def broker_id_limit(instance, host_properties):
     if limit < instance["broker_id"]:
         return "broker %s: reserved.broker.max.id is %d" % (instance["broker_id"], limit)
     return ""
-
-
-def missing_files(paths, file_exists):
-    """{variable: path} -> sentences: first each variable left empty, then each naming no file there."""
-    unset = ["%s: not set" % name for name, path in paths.items() if not path]
-    absent = ["%s: no such file on the controller" % name for name, path in paths.items()
-              if path and not file_exists(str(path))]
-    return unset + absent
 
 
 def host_model(inputs, settings, cluster, file_exists, key_problem):
@@ -120,7 +100,7 @@ def host_model(inputs, settings, cluster, file_exists, key_problem):
     # What the hosts of kafka_broker_hosts noted in this play, by name.
     addresses = cluster.get("host_addresses") or {}
     host_instances = cluster.get("host_instances") or {}
-    members = [name for name in _unique(hosts) if name in (cluster.get("play_hosts") or [])]
+    members = in_play(hosts, cluster.get("play_hosts"))
     problems = []
 
     if combined:
@@ -143,7 +123,7 @@ def host_model(inputs, settings, cluster, file_exists, key_problem):
     tls = _tls_paths(text, host, config_dir, tls_dir)
     # For the names and addresses brokers and clients reach this host by; the admin client gets a
     # certificate of its own when the EXTERNAL listener asks for one.
-    tls["subject_names"] = _unique([host, text["kafka_broker_internal_host"], text["kafka_broker_external_host"]])
+    tls["subject_names"] = unique([host, text["kafka_broker_internal_host"], text["kafka_broker_external_host"]])
     external = text["kafka_broker_external_security_protocol"]
     tls["clients"] = ([text["kafka_broker_admin_user"]]
                       if uses_ssl(external) and text["kafka_broker_external_ssl_client_auth"] != "none" else [])
@@ -227,8 +207,7 @@ def broker_files(model, templates, log4j2):
     secret = uses_sasl(model["listeners"][0]["protocol"])
 
     def entry(dest, template, owner="root", mode="0644", **more):
-        return dict({"dest": dest, "template": template, "owner": owner, "group": account["group"], "mode": mode},
-                    **more)
+        return file_entry(dest, template, account["group"], owner, mode, **more)
 
     files = []
     restart_paths = {}
@@ -268,7 +247,7 @@ def broker_files(model, templates, log4j2):
         files.append(entry(paths["prometheus_rules"], templates["kafka_prometheus"]))
 
     def folder(path, owner, mode):
-        return {"path": path, "owner": owner, "group": account["group"], "mode": mode}
+        return folder_entry(path, owner, account["group"], mode)
 
     folders = model["folders"]
     instances = model["instances"]
@@ -298,25 +277,16 @@ def _host_state(instances, kraft, paths):
 def _tls_paths(text, host, config_dir, tls_dir):
     """The TLS files on the controller (generated ones where service_common's certificates task writes them)
     and on the host: the CA the brokers trust and one PEM key store (private key, then certificate)."""
-    provided = text["kafka_broker_tls_certificates"] == "provided"
     admin = text["kafka_broker_admin_user"]
-    host_dir = config_dir + "/tls"
-    return {
-        "source": {
-            "ca": text["kafka_broker_tls_ca_file"] if provided else tls_dir + "/ca.crt",
-            "cert": text["kafka_broker_tls_cert_file"] if provided else "%s/hosts/%s.crt" % (tls_dir, host),
-            "key": text["kafka_broker_tls_key_file"] if provided else "%s/hosts/%s.key" % (tls_dir, host),
-            "admin_cert": "%s/clients/%s.crt" % (tls_dir, admin),
-            "admin_key": "%s/clients/%s.key" % (tls_dir, admin),
-        },
-        "host_dir": host_dir,
-        "truststore": host_dir + "/ca.crt",
-        "keystore": host_dir + "/broker.pem",
-        # TLS on JMX: the PKCS12 key store, made on the controller, and its copy on the host.
-        "jmx_keystore_dir": tls_dir + "/jmx",
-        "jmx_keystore_source": "%s/jmx/%s.p12" % (tls_dir, host),
-        "jmx_keystore": host_dir + "/jmx.p12",
-    }
+    source = tls_source(text["kafka_broker_tls_certificates"] == "provided",
+                        (text["kafka_broker_tls_ca_file"], text["kafka_broker_tls_cert_file"],
+                         text["kafka_broker_tls_key_file"]), tls_dir, "hosts", host)
+    source.update(admin_cert="%s/clients/%s.crt" % (tls_dir, admin), admin_key="%s/clients/%s.key" % (tls_dir, admin))
+    paths = dict(host_tls_paths(config_dir, "broker.pem"), source=source)
+    # TLS on JMX: the PKCS12 key store, made on the controller, and its copy on the host.
+    paths.update(jmx_keystore_dir=tls_dir + "/jmx", jmx_keystore_source="%s/jmx/%s.p12" % (tls_dir, host),
+                 jmx_keystore=paths["host_dir"] + "/jmx.p12")
+    return paths
 
 
 def _peer_addresses(text, kraft, migration, combined, quorum_servers, members, addresses):
@@ -367,7 +337,7 @@ def _super_users(inputs, text, combined_kraft, hosts):
     if (text["kafka_broker_external_security_protocol"] == "SSL"
             and text["kafka_broker_external_ssl_client_auth"] != "none"):
         users.append("User:CN=" + text["kafka_broker_admin_user"])
-    return _unique(users + list(inputs.get("kafka_broker_super_users") or []))
+    return unique(users + list(inputs.get("kafka_broker_super_users") or []))
 
 
 def _jmx_options(text, jmx_tls, paths):
@@ -404,7 +374,7 @@ def _replication(inputs, text, broker_count):
     """The replication factors, min(3, number of brokers) where the inventory leaves them empty."""
     def factor(name):
         given = inputs.get(name, text.get(name))
-        return min(DEFAULT_REPLICATION, broker_count) if given in ("", None) else _as_int(given)
+        return min(DEFAULT_REPLICATION, broker_count) if given in ("", None) else as_int(given)
     return {"default_replication_factor": factor("kafka_broker_default_replication_factor"),
             "internal_topics_replication_factor": factor("kafka_broker_internal_topics_replication_factor")}
 
@@ -425,7 +395,7 @@ def _problems(inputs, text, model, cluster, file_exists, key_problem):
 
 def _cluster_problems(inputs, model):
     found = []
-    repeated = [broker_id for broker_id in _unique(model["broker_ids"]) if model["broker_ids"].count(broker_id) > 1]
+    repeated = [broker_id for broker_id in unique(model["broker_ids"]) if model["broker_ids"].count(broker_id) > 1]
     if repeated:
         found.append("kafka_broker_id / kafka_broker_instances: broker ids must be unique across the cluster, "
                      "these are used more than once: %s" % repeated)
@@ -551,12 +521,8 @@ def _tls_file_problems(text, file_exists, key_problem):
     first handshake, after the files were written)."""
     paths = {name: text[name] for name in (
         "kafka_broker_tls_ca_file", "kafka_broker_tls_cert_file", "kafka_broker_tls_key_file")}
-    missing = missing_files(paths, file_exists)
-    if missing:
-        return missing
-    mismatch = key_problem("kafka_broker_tls_cert_file", paths["kafka_broker_tls_cert_file"],
-                           "kafka_broker_tls_key_file", paths["kafka_broker_tls_key_file"])
-    return [mismatch] if mismatch else []
+    return provided_tls_problems(paths, "kafka_broker_tls_cert_file", "kafka_broker_tls_key_file", file_exists,
+                                 key_problem)
 
 
 def _password_problems(text):
