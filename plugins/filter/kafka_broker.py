@@ -22,6 +22,10 @@ from ansible_collections.kafkaops.cluster.plugins.plugin_utils._service_rules im
 from ansible_collections.kafkaops.cluster.plugins.plugin_utils._service_rules import (
     unresolved_addresses as unresolved,
 )
+from ansible_collections.kafkaops.cluster.plugins.plugin_utils._zookeeper_host_model import (
+    client_address,
+    peer_address,
+)
 from ansible_collections.kafkaops.cluster.plugins.plugin_utils._tls_files import key_problem_of
 
 INSTANCE_KEYS = ("broker_id", "port", "internal_port", "jmx_port", "prometheus_port", "rack", "log_dirs", "properties")
@@ -219,20 +223,16 @@ def kafka_broker_host_model(inputs, settings, cluster):
 
 
 def zookeeper_peer_address(member):
-    """How peers and brokers reach a ZooKeeper node, from a (hostvars of the node, inventory name) pair.
-
-    The node's zookeeper_peer_address when the inventory sets it, else the address Ansible reaches the
-    node by (ansible_host), else its inventory name: the same rule as the role's default, which
-    hostvars of another node does not show.
-    """
+    """How peers and brokers reach a ZooKeeper node, from a (hostvars of the node, inventory name) pair (the rule is
+    plugin_utils/_zookeeper_host_model.py's peer_address)."""
     variables, name = member
-    return variables.get("zookeeper_peer_address") or variables.get("ansible_host") or name
+    return peer_address(variables, name)
 
 
 def zookeeper_client_address(member):
     """'address:port' of a ZooKeeper node, from a (hostvars of the node, inventory name) pair."""
-    variables = member[0]
-    return "%s:%s" % (zookeeper_peer_address(member), variables.get("zookeeper_client_port") or 2181)
+    variables, name = member
+    return client_address(variables, name)
 
 
 def unresolved_addresses(names_by_node, owners):
