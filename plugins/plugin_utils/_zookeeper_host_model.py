@@ -18,19 +18,7 @@ from __future__ import absolute_import, division, print_function
 
 import re
 
-from ansible_collections.kafkaops.cluster.plugins.plugin_utils._service_rules import (
-    HEAP_SIZE,
-    USER_NAME,
-    as_int,
-    file_entry,
-    folder_entry,
-    host_tls_paths,
-    provided_tls_problems,
-    text,
-    tls_source,
-    unique,
-    unresolved_addresses,
-)
+from ansible_collections.kafkaops.cluster.plugins.plugin_utils import _service_rules as rules
 
 # The four-letter words the role waits on (module zookeeper_info).
 REQUIRED_WORDS = ("ruok", "srvr")
@@ -71,7 +59,7 @@ def host_model(inputs, settings, cluster, file_exists, key_problem):
     variable, path): why a provided certificate is not its key's, or None; asked only once every provided TLS file
     is there.
     """
-    text_settings = {name: text(value) for name, value in settings.items() if name != "zookeeper_sasl_users"}
+    text_settings = {name: rules.text(value) for name, value in settings.items() if name != "zookeeper_sasl_users"}
     host = cluster["host"]
     hosts = list(inputs.get("zookeeper_hosts") or [])
     config_dir = text_settings["zookeeper_config_dir"]
@@ -81,7 +69,7 @@ def host_model(inputs, settings, cluster, file_exists, key_problem):
     quorum_tls = bool(inputs.get("zookeeper_quorum_tls"))
     port_unification = bool(inputs.get("zookeeper_quorum_tls_port_unification"))
     tls = _tls(text_settings, host, cluster.get("facts") or {})
-    tls.update(host_tls_paths(config_dir, "zookeeper.pem"))
+    tls.update(rules.host_tls_paths(config_dir, "zookeeper.pem"))
     # Nodes have TLS stores when they speak TLS to each other, or accept it while the ensemble switches.
     tls.update(stores=quorum_tls or port_unification, quorum=quorum_tls, port_unification=port_unification)
     tls["issue"] = tls["stores"] and text_settings["zookeeper_tls_certificates"] == "generated"
@@ -136,7 +124,7 @@ def host_model(inputs, settings, cluster, file_exists, key_problem):
 def _tls(text_settings, host, facts):
     """The quorum's TLS files on the controller, and the names and addresses the other nodes reach this one by
     and connect from, for its certificate."""
-    source = tls_source(text_settings["zookeeper_tls_certificates"] == "provided",
+    source = rules.tls_source(text_settings["zookeeper_tls_certificates"] == "provided",
                         (text_settings["zookeeper_tls_ca_file"], text_settings["zookeeper_tls_cert_file"],
                          text_settings["zookeeper_tls_key_file"]),
                         text_settings["zookeeper_tls_dir"], "zookeeper", host)
@@ -144,7 +132,7 @@ def _tls(text_settings, host, facts):
     default_ipv4 = facts.get("default_ipv4") or {}
     if "address" in default_ipv4:
         names.append(default_ipv4["address"])
-    return {"source": source, "subject_names": unique(names),
+    return {"source": source, "subject_names": rules.unique(names),
             # The certificates the role deploys, by what they are, for the expiry warning.
             "expiry_files": {"CA certificate": source["ca"], "node certificate": source["cert"]}}
 
@@ -175,11 +163,11 @@ def _problems(inputs, text_settings, sasl_users, model, file_exists, key_problem
         found.append("zookeeper_hosts: an ensemble needs an odd number of nodes (1, 3 or 5) to keep a majority, "
                      "got %d: %s" % (len(hosts), hosts))
     ports = [inputs["zookeeper_client_port"], inputs["zookeeper_peer_port"], inputs["zookeeper_election_port"]]
-    if len(unique(ports)) != 3 or min(ports) < PORT_RANGE[0] or max(ports) > PORT_RANGE[1]:
+    if len(rules.unique(ports)) != 3 or min(ports) < PORT_RANGE[0] or max(ports) > PORT_RANGE[1]:
         found.append("zookeeper_client_port / zookeeper_peer_port / zookeeper_election_port: must be three different "
                      "ports in 1-65535, got %s" % " / ".join(str(port) for port in ports))
     heap = text_settings["zookeeper_heap_size"]
-    if not HEAP_SIZE.match(heap):
+    if not rules.HEAP_SIZE.match(heap):
         found.append("zookeeper_heap_size: expected a JVM size such as 256m or 1g, got '%s'" % heap)
     words = inputs.get("zookeeper_four_letter_words") or []
     if any(word not in words for word in REQUIRED_WORDS):
@@ -193,7 +181,7 @@ def _problems(inputs, text_settings, sasl_users, model, file_exists, key_problem
     if model["tls"]["stores"] and text_settings["zookeeper_tls_certificates"] == "provided":
         paths = {name: text_settings[name]
                  for name in ("zookeeper_tls_ca_file", "zookeeper_tls_cert_file", "zookeeper_tls_key_file")}
-        missing = provided_tls_problems(paths, "zookeeper_tls_cert_file", "zookeeper_tls_key_file", file_exists,
+        missing = rules.provided_tls_problems(paths, "zookeeper_tls_cert_file", "zookeeper_tls_key_file", file_exists,
                                         key_problem)
         if missing:
             found.append("zookeeper_quorum_tls (or zookeeper_quorum_tls_port_unification) needs a CA, a certificate "
@@ -205,7 +193,7 @@ def _unfit_sasl_users(users, required):
     """The SASL users a user_<name>="<password>" line cannot carry: names that are not USER_NAME, then users whose
     password is empty or holds whitespace, a quote or a backslash; '(none)' when logins are required and there
     are no users."""
-    names = [str(name) for name in users if not USER_NAME.match(_as_text(name))]
+    names = [str(name) for name in users if not rules.USER_NAME.match(_as_text(name))]
     passwords = [str(name) for name, password in users.items() if UNFIT_PASSWORD.match(_as_text(password))]
     return names + passwords + (["(none)"] if required and len(users) == 0 else [])
 
@@ -214,10 +202,10 @@ def node_id(model, state):
     """A node's id from its model and what preflight read on it (module host_state_info): the pinned
     zookeeper_id, else the id already in its myid, else its place in zookeeper_hosts."""
     if model["pinned_id"] is not None:
-        return as_int(model["pinned_id"])
+        return rules.as_int(model["pinned_id"])
     existing = state["files"][model["paths"]["myid"]]
     if existing["exists"]:
-        return as_int((existing.get("content") or "").strip())
+        return rules.as_int((existing.get("content") or "").strip())
     return model["position"]
 
 
@@ -242,10 +230,10 @@ def ensemble_problems(model, members, nodes):
     every_id = ensemble_ids(model["hosts"], nodes)
     ids = dict((name, every_id[name]) for name in members)
     values = list(ids.values())
-    if len(unique(values)) != len(values) or min(values) < ID_RANGE[0] or max(values) > ID_RANGE[1]:
+    if len(rules.unique(values)) != len(values) or min(values) < ID_RANGE[0] or max(values) > ID_RANGE[1]:
         found.append("zookeeper_id: every node needs its own id in 1-255; the ensemble would get %s" % ids)
     names = dict((name, nodes[name]["__zookeeper_state"]["names"]) for name in members)
-    unresolved = unresolved_addresses(names, model["peer_addresses"])
+    unresolved = rules.unresolved_addresses(names, model["peer_addresses"])
     if unresolved:
         found.append("zookeeper_peer_address: %s. ZooKeeper nodes reach each other (and brokers reach them) by these "
                      "addresses: set zookeeper_peer_address of those nodes to an address every node resolves (an IP "
@@ -267,28 +255,29 @@ def zookeeper_files(model, templates, nodes):
     ids = ensemble_ids(model["hosts"], nodes)
     node = ids[model["host"]]
     servers = [dict(server, id=ids[server["host"]]) for server in model["servers"]]
+    secret = {"mode": "0640", "sensitive": True}
     files = [
         # The id as ZooKeeper reads it; written without a newline, as the role always has.
         {"dest": paths["myid"], "content": str(node), "owner": account["user"], "group": group, "mode": "0640"},
-        file_entry(paths["config_file"], "zoo.cfg.j2", group, mode="0640", template_vars={"servers": servers}),
-        file_entry(paths["logging"], "log4j.properties.j2", group),
-        dict(file_entry(paths["unit_file"], "zookeeper.service.j2", group, template_vars={"node_id": node}),
+        rules.file_entry(paths["config_file"], "zoo.cfg.j2", group, mode="0640", template_vars={"servers": servers}),
+        rules.file_entry(paths["logging"], "log4j.properties.j2", group),
+        dict(rules.file_entry(paths["unit_file"], "zookeeper.service.j2", group, template_vars={"node_id": node}),
              group="root"),
     ]
     if model["sasl"]:
-        files.append(file_entry(paths["server_jaas"], "zookeeper-server.jaas.j2", group, mode="0640", sensitive=True))
+        files.append(rules.file_entry(paths["server_jaas"], "zookeeper-server.jaas.j2", group, **secret))
     if tls["stores"]:
         # The key store holds the private key: sensitive, so neither diff nor log shows it.
-        files += [file_entry(tls["truststore"], "ca.crt.j2", group),
-                  file_entry(tls["keystore"], "quorum-keystore.pem.j2", group, mode="0640", sensitive=True)]
+        files += [rules.file_entry(tls["truststore"], "ca.crt.j2", group),
+                  rules.file_entry(tls["keystore"], "quorum-keystore.pem.j2", group, **secret)]
     if model["prometheus_enabled"]:
-        files.append(file_entry(paths["prometheus_rules"], templates["zookeeper_prometheus"], group))
+        files.append(rules.file_entry(paths["prometheus_rules"], templates["zookeeper_prometheus"], group))
     folders = model["folders"]
-    directories = [folder_entry(folders["config"], "root", group, "0755"),
-                   folder_entry(folders["data"], account["user"], group, "0750"),
-                   folder_entry(folders["log"], account["user"], group, "0750")]
+    directories = [rules.folder_entry(folders["config"], "root", group, "0755"),
+                   rules.folder_entry(folders["data"], account["user"], group, "0750"),
+                   rules.folder_entry(folders["log"], account["user"], group, "0750")]
     if tls["stores"]:
-        directories.append(folder_entry(tls["host_dir"], "root", group, "0750"))
+        directories.append(rules.folder_entry(tls["host_dir"], "root", group, "0750"))
     # Folders need no restart, a node re-reads its quorum TLS stores by itself when they change, and the
     # Prometheus agent its rules.
     restart_paths = [paths["myid"], paths["config_file"], paths["logging"], paths["unit_file"], paths["server_jaas"]]
