@@ -124,10 +124,10 @@ def host_model(inputs, settings, cluster, file_exists, key_problem):
 def _tls(text_settings, host, facts):
     """The quorum's TLS files on the controller, and the names and addresses the other nodes reach this one by
     and connect from, for its certificate."""
-    source = rules.tls_source(text_settings["zookeeper_tls_certificates"] == "provided",
-                        (text_settings["zookeeper_tls_ca_file"], text_settings["zookeeper_tls_cert_file"],
-                         text_settings["zookeeper_tls_key_file"]),
-                        text_settings["zookeeper_tls_dir"], "zookeeper", host)
+    given = (text_settings["zookeeper_tls_ca_file"], text_settings["zookeeper_tls_cert_file"],
+             text_settings["zookeeper_tls_key_file"])
+    source = rules.tls_source(text_settings["zookeeper_tls_certificates"] == "provided", given,
+                              text_settings["zookeeper_tls_dir"], "zookeeper", host)
     names = [host, text_settings["zookeeper_peer_address"]]
     default_ipv4 = facts.get("default_ipv4") or {}
     if "address" in default_ipv4:
@@ -181,8 +181,8 @@ def _problems(inputs, text_settings, sasl_users, model, file_exists, key_problem
     if model["tls"]["stores"] and text_settings["zookeeper_tls_certificates"] == "provided":
         paths = {name: text_settings[name]
                  for name in ("zookeeper_tls_ca_file", "zookeeper_tls_cert_file", "zookeeper_tls_key_file")}
-        missing = rules.provided_tls_problems(paths, "zookeeper_tls_cert_file", "zookeeper_tls_key_file", file_exists,
-                                        key_problem)
+        missing = rules.provided_tls_problems(paths, "zookeeper_tls_cert_file", "zookeeper_tls_key_file",
+                                              file_exists, key_problem)
         if missing:
             found.append("zookeeper_quorum_tls (or zookeeper_quorum_tls_port_unification) needs a CA, a certificate "
                          "and a key for every node: " + "; ".join(missing))
