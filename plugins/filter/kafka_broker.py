@@ -16,14 +16,18 @@ from ansible_collections.kafkaops.cluster.plugins.plugin_utils._broker_host_mode
     broker_id_limit,
     host_model,
 )
-from ansible_collections.kafkaops.cluster.plugins.plugin_utils._broker_host_model import (
+from ansible_collections.kafkaops.cluster.plugins.plugin_utils._kafka_node import node_paths
+from ansible_collections.kafkaops.cluster.plugins.plugin_utils._service_rules import (
     missing_files as host_missing_files,
 )
-from ansible_collections.kafkaops.cluster.plugins.plugin_utils._kafka_node import node_paths
-from ansible_collections.kafkaops.cluster.plugins.plugin_utils._tls_files import (
-    HAS_CRYPTOGRAPHY,
-    certificate_key_problem,
+from ansible_collections.kafkaops.cluster.plugins.plugin_utils._service_rules import (
+    unresolved_addresses as unresolved,
 )
+from ansible_collections.kafkaops.cluster.plugins.plugin_utils._zookeeper_host_model import (
+    client_address,
+    peer_address,
+)
+from ansible_collections.kafkaops.cluster.plugins.plugin_utils._tls_files import key_problem_of
 
 INSTANCE_KEYS = ("broker_id", "port", "internal_port", "jmx_port", "prometheus_port", "rack", "log_dirs", "properties")
 INTERNAL_PORT_OFFSET = 10000
@@ -190,13 +194,6 @@ def kafka_broker_files(model, templates, log4j2):
     return broker_files(model, templates, _as_bool(log4j2, "log4j2"))
 
 
-def _certificate_key_problem(certificate_variable, certificate_path, key_variable, key_path):
-    if not HAS_CRYPTOGRAPHY:
-        raise AnsibleFilterError("kafka_broker_host_model: comparing a certificate with its key needs the Python "
-                                 "library cryptography on the controller (ansible-core depends on it)")
-    return certificate_key_problem(certificate_variable, certificate_path, key_variable, key_path)
-
-
 def kafka_broker_host_model(inputs, settings, cluster):
     """The kafka_broker role's host model (plugin_utils/_broker_host_model.py says what it holds), with the
     controller's own files behind the checks of provided TLS files (there, and the certificate its key's)."""
@@ -204,24 +201,20 @@ def kafka_broker_host_model(inputs, settings, cluster):
         if not isinstance(value, dict):
             raise AnsibleFilterError("kafka_broker_host_model: %s must be a mapping, got %s"
                                      % (name, type(value).__name__))
-    return host_model(inputs, settings, cluster, os.path.isfile, _certificate_key_problem)
+    return host_model(inputs, settings, cluster, os.path.isfile, key_problem_of("kafka_broker_host_model"))
 
 
 def zookeeper_peer_address(member):
-    """How peers and brokers reach a ZooKeeper node, from a (hostvars of the node, inventory name) pair.
-
-    The node's zookeeper_peer_address when the inventory sets it, else the address Ansible reaches the
-    node by (ansible_host), else its inventory name: the same rule as the role's default, which
-    hostvars of another node does not show.
-    """
+    """How peers and brokers reach a ZooKeeper node, from a (hostvars of the node, inventory name) pair (the rule is
+    plugin_utils/_zookeeper_host_model.py's peer_address)."""
     variables, name = member
-    return variables.get("zookeeper_peer_address") or variables.get("ansible_host") or name
+    return peer_address(variables, name)
 
 
 def zookeeper_client_address(member):
     """'address:port' of a ZooKeeper node, from a (hostvars of the node, inventory name) pair."""
-    variables = member[0]
-    return "%s:%s" % (zookeeper_peer_address(member), variables.get("zookeeper_client_port") or 2181)
+    variables, name = member
+    return client_address(variables, name)
 
 
 def unresolved_addresses(names_by_node, owners):
@@ -230,12 +223,7 @@ def unresolved_addresses(names_by_node, owners):
     names_by_node: node -> the names result of host_state_info on it (name -> addresses, empty when
     the name does not resolve). owners: name -> the variable (and host) that gives it.
     """
-    problems = []
-    for node in sorted(names_by_node):
-        for name, addresses in sorted((names_by_node[node] or {}).items()):
-            if not addresses:
-                problems.append("%s cannot resolve '%s' (%s)" % (node, name, owners.get(name, "unknown variable")))
-    return problems
+    return unresolved(names_by_node, owners)
 
 
 def missing_files(paths):

@@ -24,8 +24,6 @@ from ansible_collections.kafkaops.cluster.plugins.plugin_utils._kafka_node impor
     CONTROLLER_PROTOCOL,
     broker_principals,
     cluster_id_problem,
-    file_entry,
-    folder_entry,
     folder_files,
     logging,
     logging_entry,
@@ -34,9 +32,19 @@ from ansible_collections.kafkaops.cluster.plugins.plugin_utils._kafka_node impor
     uses_ssl,
     zookeeper_login_entry,
 )
-from ansible_collections.kafkaops.cluster.plugins.plugin_utils._kafka_node import as_int as _as_int
-from ansible_collections.kafkaops.cluster.plugins.plugin_utils._kafka_node import text as _text
-from ansible_collections.kafkaops.cluster.plugins.plugin_utils._kafka_node import unique as _unique
+from ansible_collections.kafkaops.cluster.plugins.plugin_utils._service_rules import (
+    HEAP_SIZE,
+    USER_NAME,
+    as_int,
+    file_entry,
+    folder_entry,
+    host_tls_paths,
+    in_play,
+    provided_tls_problems,
+    tls_source,
+    unique,
+)
+from ansible_collections.kafkaops.cluster.plugins.plugin_utils._service_rules import text as _text
 
 METADATA_MODES = ("zookeeper", "migration", "kraft")
 PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
@@ -46,8 +54,6 @@ TLS_CERTIFICATES = ("generated", "provided")
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 # The settings of a server.properties that tell its metadata mode (filter kafka_metadata_mode).
 MODE_SETTINGS = ("process.roles", "zookeeper.metadata.migration.enable")
-HEAP_SIZE = re.compile(r"^[0-9]+[kKmMgG]$")
-USER_NAME = re.compile(r"^[A-Za-z0-9._-]+$")
 CHROOT = re.compile(r"^/[^ ,]*[^/]$")
 # Without the replication factors set, Kafka's usual 3, or fewer on a smaller cluster.
 DEFAULT_REPLICATION = 3
@@ -74,14 +80,6 @@ def broker_id_limit(instance, host_properties):
     return ""
 
 
-def missing_files(paths, file_exists):
-    """{variable: path} -> sentences: first each variable left empty, then each naming no file there."""
-    unset = ["%s: not set" % name for name, path in paths.items() if not path]
-    absent = ["%s: no such file on the controller" % name for name, path in paths.items()
-              if path and not file_exists(str(path))]
-    return unset + absent
-
-
 def host_model(inputs, settings, cluster, file_exists, key_problem):
     """The host model of the kafka_broker role for one host.
 
@@ -106,7 +104,7 @@ def host_model(inputs, settings, cluster, file_exists, key_problem):
     # What the hosts of kafka_broker_hosts noted in this play, by name.
     addresses = cluster.get("host_addresses") or {}
     host_instances = cluster.get("host_instances") or {}
-    members = [name for name in _unique(hosts) if name in (cluster.get("play_hosts") or [])]
+    members = in_play(hosts, cluster.get("play_hosts"))
     problems = []
 
     if combined:
@@ -129,7 +127,7 @@ def host_model(inputs, settings, cluster, file_exists, key_problem):
     tls = _tls_paths(text, host, config_dir, tls_dir)
     # For the names and addresses brokers and clients reach this host by; the admin client gets a
     # certificate of its own when the EXTERNAL listener asks for one.
-    tls["subject_names"] = _unique([host, text["kafka_broker_internal_host"], text["kafka_broker_external_host"]])
+    tls["subject_names"] = unique([host, text["kafka_broker_internal_host"], text["kafka_broker_external_host"]])
     external = text["kafka_broker_external_security_protocol"]
     tls["clients"] = ([text["kafka_broker_admin_user"]]
                       if uses_ssl(external) and text["kafka_broker_external_ssl_client_auth"] != "none" else [])
@@ -280,26 +278,16 @@ def _host_state(instances, kraft, paths):
 def _tls_paths(text, host, config_dir, tls_dir):
     """The TLS files on the controller (generated ones where service_common's certificates task writes them)
     and on the host: the CA the brokers trust and one PEM key store (private key, then certificate)."""
-    provided = text["kafka_broker_tls_certificates"] == "provided"
     admin = text["kafka_broker_admin_user"]
-    shared = folder_files(config_dir)
-    host_dir = shared["tls_dir"]
-    return {
-        "source": {
-            "ca": text["kafka_broker_tls_ca_file"] if provided else tls_dir + "/ca.crt",
-            "cert": text["kafka_broker_tls_cert_file"] if provided else "%s/hosts/%s.crt" % (tls_dir, host),
-            "key": text["kafka_broker_tls_key_file"] if provided else "%s/hosts/%s.key" % (tls_dir, host),
-            "admin_cert": "%s/clients/%s.crt" % (tls_dir, admin),
-            "admin_key": "%s/clients/%s.key" % (tls_dir, admin),
-        },
-        "host_dir": host_dir,
-        "truststore": shared["truststore"],
-        "keystore": host_dir + "/broker.pem",
-        # TLS on JMX: the PKCS12 key store, made on the controller, and its copy on the host.
-        "jmx_keystore_dir": tls_dir + "/jmx",
-        "jmx_keystore_source": "%s/jmx/%s.p12" % (tls_dir, host),
-        "jmx_keystore": host_dir + "/jmx.p12",
-    }
+    source = tls_source(text["kafka_broker_tls_certificates"] == "provided",
+                        (text["kafka_broker_tls_ca_file"], text["kafka_broker_tls_cert_file"],
+                         text["kafka_broker_tls_key_file"]), tls_dir, "hosts", host)
+    source.update(admin_cert="%s/clients/%s.crt" % (tls_dir, admin), admin_key="%s/clients/%s.key" % (tls_dir, admin))
+    paths = dict(host_tls_paths(config_dir, "broker.pem"), source=source)
+    # TLS on JMX: the PKCS12 key store, made on the controller, and its copy on the host.
+    paths.update(jmx_keystore_dir=tls_dir + "/jmx", jmx_keystore_source="%s/jmx/%s.p12" % (tls_dir, host),
+                 jmx_keystore=paths["host_dir"] + "/jmx.p12")
+    return paths
 
 
 def _peer_addresses(text, kraft, migration, combined, quorum_servers, members, addresses):
@@ -350,7 +338,7 @@ def _super_users(inputs, text, combined_kraft, hosts):
     if (text["kafka_broker_external_security_protocol"] == "SSL"
             and text["kafka_broker_external_ssl_client_auth"] != "none"):
         users.append("User:CN=" + text["kafka_broker_admin_user"])
-    return _unique(users + list(inputs.get("kafka_broker_super_users") or []))
+    return unique(users + list(inputs.get("kafka_broker_super_users") or []))
 
 
 def _jmx_options(text, jmx_tls, paths):
@@ -387,7 +375,7 @@ def _replication(inputs, text, broker_count):
     """The replication factors, min(3, number of brokers) where the inventory leaves them empty."""
     def factor(name):
         given = inputs.get(name, text.get(name))
-        return min(DEFAULT_REPLICATION, broker_count) if given in ("", None) else _as_int(given)
+        return min(DEFAULT_REPLICATION, broker_count) if given in ("", None) else as_int(given)
     return {"default_replication_factor": factor("kafka_broker_default_replication_factor"),
             "internal_topics_replication_factor": factor("kafka_broker_internal_topics_replication_factor")}
 
@@ -408,7 +396,7 @@ def _problems(inputs, text, model, cluster, file_exists, key_problem):
 
 def _cluster_problems(inputs, model):
     found = []
-    repeated = [broker_id for broker_id in _unique(model["broker_ids"]) if model["broker_ids"].count(broker_id) > 1]
+    repeated = [broker_id for broker_id in unique(model["broker_ids"]) if model["broker_ids"].count(broker_id) > 1]
     if repeated:
         found.append("kafka_broker_id / kafka_broker_instances: broker ids must be unique across the cluster, "
                      "these are used more than once: %s" % repeated)
@@ -533,12 +521,8 @@ def _tls_file_problems(text, file_exists, key_problem):
     first handshake, after the files were written)."""
     paths = {name: text[name] for name in (
         "kafka_broker_tls_ca_file", "kafka_broker_tls_cert_file", "kafka_broker_tls_key_file")}
-    missing = missing_files(paths, file_exists)
-    if missing:
-        return missing
-    mismatch = key_problem("kafka_broker_tls_cert_file", paths["kafka_broker_tls_cert_file"],
-                           "kafka_broker_tls_key_file", paths["kafka_broker_tls_key_file"])
-    return [mismatch] if mismatch else []
+    return provided_tls_problems(paths, "kafka_broker_tls_cert_file", "kafka_broker_tls_key_file", file_exists,
+                                 key_problem)
 
 
 def _password_problems(text):

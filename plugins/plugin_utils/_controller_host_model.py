@@ -19,15 +19,20 @@ import re
 
 from ansible_collections.kafkaops.cluster.plugins.module_utils._java_properties import parse_java_properties
 from ansible_collections.kafkaops.cluster.plugins.plugin_utils._kafka_list_values import is_kafka_list_value
+from ansible_collections.kafkaops.cluster.plugins.plugin_utils._service_rules import (
+    as_int,
+    file_entry,
+    folder_entry,
+    in_play,
+    text,
+    unique,
+)
 from ansible_collections.kafkaops.cluster.plugins.plugin_utils._kafka_node import (
     ANONYMOUS,
     CONTROLLER_LISTENER,
     CONTROLLER_PROTOCOL,
-    as_int,
     broker_principals,
     cluster_id_problem,
-    file_entry,
-    folder_entry,
     folder_files,
     installed_home,
     installed_version,
@@ -35,9 +40,7 @@ from ansible_collections.kafkaops.cluster.plugins.plugin_utils._kafka_node impor
     logging_entry,
     node_paths,
     protocol_map,
-    text,
     tool_command,
-    unique,
     uses_sasl,
     uses_ssl,
     zookeeper_login_entry,
@@ -133,7 +136,7 @@ def host_model(inputs, settings, cluster):
         "quorum_servers": quorum_servers,
         "quorum_bootstrap": ",".join(quorum_servers),
         # The controllers of the play, in the order of kafka_controller_hosts.
-        "members": [name for name in hosts if name in play_hosts],
+        "members": in_play(hosts, play_hosts),
         "controllers": [_controller(name, members.get(name) or {}, values) for name in hosts],
         "migration": migration,
         "migration_step": bool(inputs.get("kafka_controller_migration_step")),

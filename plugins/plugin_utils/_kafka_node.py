@@ -3,7 +3,8 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """What the host models of the Kafka service roles share (kafka_broker's and kafka_controller's): where a Kafka
 node's files are, how it logs, how its listeners are named and secured, how its tools start their JVM, and the
-entries of the files both roles write (in the shape the module config_files takes).
+entries of the files both roles write. The rules every service role shares (ZooKeeper's too: numbers and text, TLS
+file places, the entries module config_files takes) are in _service_rules.py; this module builds on them.
 
 Plain data in, plain data out, like the host models that use it.
 """
@@ -13,6 +14,12 @@ from __future__ import absolute_import, division, print_function
 
 import json
 import re
+
+from ansible_collections.kafkaops.cluster.plugins.plugin_utils._service_rules import (
+    file_entry,
+    host_tls_paths,
+    unique,
+)
 
 # A cluster id as kafka-storage random-uuid prints it: 16 bytes in URL-safe base64 without padding.
 CLUSTER_ID = re.compile(r"^[A-Za-z0-9_-]{22}$")
@@ -42,30 +49,6 @@ def uses_sasl(protocol):
 
 def uses_ssl(protocol):
     return "SSL" in protocol
-
-
-def text(value):
-    return "" if value is None else str(value)
-
-
-def as_int(value):
-    """A number as Jinja's int filter reads it: 0 when it is none (so that a bad value fails a range check)."""
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        try:
-            return int(float(value))
-        except (TypeError, ValueError):
-            return 0
-
-
-def unique(items):
-    """The items in their order, each once."""
-    seen = []
-    for item in items:
-        if item not in seen:
-            seen.append(item)
-    return seen
 
 
 def broker_principals(inter_broker_user, admin_user):
@@ -116,9 +99,9 @@ def folder_files(folder):
     """The files both roles keep in a node's configuration folder under the same names: zookeeper_jaas, the
     ZooKeeper login (JAAS Client section); prometheus_rules, the Prometheus exporter's rules; tls_dir, the folder of
     the TLS files, and truststore, the CA certificate in it."""
-    tls_dir = folder + "/tls"
+    tls = host_tls_paths(folder)
     return {"zookeeper_jaas": folder + "/zookeeper-client.jaas", "prometheus_rules": folder + "/prometheus.yml",
-            "tls_dir": tls_dir, "truststore": tls_dir + "/ca.crt"}
+            "tls_dir": tls["host_dir"], "truststore": tls["truststore"]}
 
 
 def logging(folder, log4j2):
@@ -131,16 +114,6 @@ def logging(folder, log4j2):
 def tool_command(java, logging_option, log_folder, classpath):
     """How a role starts Kafka's tools: a small JVM, logging as the node does into its log folder."""
     return [java] + list(TOOL_JVM_OPTIONS) + [logging_option, "-Dkafka.logs.dir=" + log_folder, "-cp", classpath]
-
-
-def file_entry(dest, template, group, owner="root", mode="0644", **more):
-    """A file of config_files' files option, rendered from a template."""
-    return dict({"dest": dest, "template": template, "owner": owner, "group": group, "mode": mode}, **more)
-
-
-def folder_entry(path, owner, group, mode):
-    """A folder of config_files' directories option."""
-    return {"path": path, "owner": owner, "group": group, "mode": mode}
 
 
 def logging_entry(logging_settings, log_file, templates, group):

@@ -2,8 +2,8 @@
 # Copyright: kafkaops.cluster developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Whether a provided certificate goes with its key, read on the controller: shared by the filter
-tls_file_problems (roles zookeeper and kafka_broker) and the kafka_broker host model, which is given
-certificate_key_problem as the one function of it that reads files."""
+tls_file_problems and the host models of the roles kafka_broker and zookeeper, which are given
+certificate_key_problem (through key_problem_of) as the one function of it that reads files."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -15,6 +15,8 @@ try:
     HAS_CRYPTOGRAPHY = True
 except ImportError:
     HAS_CRYPTOGRAPHY = False
+
+from ansible.errors import AnsibleFilterError
 
 from ansible_collections.kafkaops.cluster.plugins.module_utils._certificates import (
     CertificateError,
@@ -60,3 +62,14 @@ def certificate_key_problem(certificate_variable, certificate_path, key_variable
                     certificate_variable, certificate_path, certificate.subject.rfc4514_string(), key_variable,
                     key_path))
     return None
+
+
+def key_problem_of(filter_name):
+    """certificate_key_problem for a host model's filter, which names itself in the refusal when the controller lacks
+    the library cryptography."""
+    def key_problem(certificate_variable, certificate_path, key_variable, key_path):
+        if not HAS_CRYPTOGRAPHY:
+            raise AnsibleFilterError("%s: comparing a certificate with its key needs the Python library cryptography "
+                                     "on the controller (ansible-core depends on it)" % filter_name)
+        return certificate_key_problem(certificate_variable, certificate_path, key_variable, key_path)
+    return key_problem

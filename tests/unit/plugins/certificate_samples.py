@@ -81,3 +81,15 @@ def issue(subject, issuer=None, not_before=None, not_after=None, key=None, seria
 
 def ca(common_name="test CA"):
     return issue(name(common_name), not_after=real_now() + datetime.timedelta(days=3650), is_ca=True)
+
+
+def mismatched_tls_files(folder, host, prefix):
+    """A CA, a certificate it issued to host and a private key that is not the certificate's, written into folder:
+    {variable: path} as a role's provided TLS files (<prefix>_tls_ca_file, _cert_file and _key_file)."""
+    authority = ca()
+    (folder / "ca.crt").write_text(authority.pem)
+    certificate, _key = issue(name(host), issuer=authority).write(folder, host)
+    other = folder / "other.key"
+    other.write_bytes(key_pem(ec_key()))
+    return {prefix + "_tls_ca_file": str(folder / "ca.crt"), prefix + "_tls_cert_file": certificate,
+            prefix + "_tls_key_file": str(other)}

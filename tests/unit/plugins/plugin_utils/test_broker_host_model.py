@@ -5,7 +5,7 @@ from ansible_collections.kafkaops.cluster.plugins.filter.certificates import tls
 from ansible_collections.kafkaops.cluster.plugins.filter.features import kafka_feature_pin_problems
 from ansible_collections.kafkaops.cluster.plugins.filter.kafka_broker import kafka_broker_host_model
 from ansible_collections.kafkaops.cluster.plugins.plugin_utils._broker_host_model import broker_files, host_model
-from ansible_collections.kafkaops.cluster.tests.unit.plugins.certificate_samples import ca, ec_key, issue, key_pem, name
+from ansible_collections.kafkaops.cluster.tests.unit.plugins.certificate_samples import mismatched_tls_files
 
 INPUTS = {
     "kafka_broker_hosts": ["b1", "b2", "b3"], "kafka_broker_combined": False, "kafka_broker_controller_port": 9093,
@@ -263,13 +263,7 @@ def test_each_bad_pin_is_its_own_problem_after_the_cluster_ones():
 
 
 def test_the_filter_words_provided_files_and_pins_as_their_own_filters_do(tmp_path):
-    authority = ca()
-    (tmp_path / "ca.crt").write_text(authority.pem)
-    certificate, _key = issue(name("kafka1"), issuer=authority).write(tmp_path, "kafka1")
-    other = tmp_path / "other.key"
-    other.write_bytes(key_pem(ec_key()))
-    paths = {"kafka_broker_tls_ca_file": str(tmp_path / "ca.crt"), "kafka_broker_tls_cert_file": certificate,
-             "kafka_broker_tls_key_file": str(other)}
+    paths = mismatched_tls_files(tmp_path, "kafka1", "kafka_broker")
     pins = {"metadata.version": "4.4-IV0"}
     model = kafka_broker_host_model(dict(INPUTS, kafka_broker_features=pins), dict(SETTINGS, **dict(PROVIDED, **paths)),
                                     _cluster())
