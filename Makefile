@@ -20,11 +20,12 @@ comma := ,
 empty :=
 space := $(empty) $(empty)
 
-.PHONY: help venv collection engine browser image spark-image spark-jars archive prometheus-agent prerequisites demo lint sanity unit artifact integration-kraft changelog-release molecule test clean
+.PHONY: help venv collection engine browser image spark-image spark-jars archive prometheus-agent prerequisites demo lint sanity unit docs docs-check artifact integration-kraft changelog-release molecule test clean
 
 help:
 	@echo "make demo    a 3-node ZooKeeper + Kafka cluster in local containers, grown to 4 brokers, verified"
 	@echo "make test    lint, unit tests and every Molecule scenario (what CI runs)"
+	@echo "make docs    the collection's HTML docs (guides, modules, roles) in .cache/docs/html"
 	@echo "make clean   remove the containers, networks and volumes the project started"
 
 $(VENV)/.installed: requirements.txt requirements-verify.txt requirements-dev.txt
@@ -111,8 +112,10 @@ lint: venv collection
 	antsibull-changelog lint
 	@# Jinja logic in roles/ and playbooks/ may only go down (issue 34): lower the ceiling as it does.
 	python3 scripts/jinja-logic.py --max 426
-	@# Run from the collection's own path, where it finds the collection the way ansible-doc does.
-	cd $(COLLECTION_LINK) && antsibull-docs lint-collection-docs --plugin-docs .
+	@# Run from the collection's own path, where it finds the collection the way ansible-doc does. Besides the
+	@# plugins' and roles' docs it checks the guides (docs/docsite): extra-docs.yml and links.yml, each guide's
+	@# reStructuredText and labels, and (--check-extra-docs-refs) that the modules and roles they link to exist.
+	cd $(COLLECTION_LINK) && antsibull-docs lint-collection-docs --plugin-docs --check-extra-docs-refs .
 	$(MAKE) --no-print-directory sanity
 
 # ansible-test needs the collection at a path ending in ansible_collections/<ns>/<name>, outside
@@ -142,6 +145,23 @@ sanity: $(SANITY_VENV)/.installed
 
 unit: venv archive
 	python -m pytest -q --durations=20 tests/unit
+
+# The collection's HTML docs, as antsibull-docs' sphinx-init sets them up but with a conf.py that needs no network
+# (scripts/docsite/conf.py says what differs): antsibull-docs writes the RST of every module, plugin and role and
+# of the guides in docs/docsite, then Sphinx turns it into HTML; a warning fails the build.
+DOCS_DIR := .cache/docs
+docs: venv collection
+	rm -rf $(DOCS_DIR) && mkdir -p $(DOCS_DIR)
+	@# antsibull-docs writes only into a folder no one else may write to.
+	mkdir -m 755 $(DOCS_DIR)/rst
+	antsibull-docs collection --use-current --squash-hierarchy --fail-on-error --dest-dir $(DOCS_DIR)/rst \
+	  kafkaops.cluster
+	sphinx-build -q -b html -c scripts/docsite -d $(DOCS_DIR)/doctrees -W --keep-going $(DOCS_DIR)/rst $(DOCS_DIR)/html
+	@echo "The collection's docs: $(DOCS_DIR)/html/index.html"
+
+# The built docs opened in headless Chromium, as a user browses them (tests/docs).
+docs-check: docs browser
+	python -m pytest -q -p no:cacheprovider tests/docs
 
 # A quick loop for working on the admin modules: the integration tests (tests/integration, verify
 # included) against Kafka 4.x in KRaft mode, three combined nodes and a broker as JVMs on loopback
