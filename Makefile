@@ -206,22 +206,26 @@ changelog-release: venv
 # than the budget (CI stops at 90 minutes; 40 leaves room for machines 1.5 to 2 times slower).
 STEP := python3 scripts/step-usage.py
 TEST_BUDGET_MINUTES := 40
-# The lints and unit tests need no container: they run beside the scenarios, which leave the cores partly
+# The lints, unit tests and docs need no container: they run beside the scenarios, which leave the cores partly
 # idle while they wait on Kafka, with their output in .cache/logs/lint-and-unit.log (its end printed after
-# the lanes when they failed).
+# the lanes when they failed). The docs (built, then opened in a browser) are a step of their own in the table,
+# after the lints and unit tests, and run whether those passed or not.
 CHECKS_LOG := .cache/logs/lint-and-unit.log
 test:
 	@$(STEP) begin
 	$(STEP) run prerequisites -- $(MAKE) --no-print-directory prerequisites
 	$(STEP) run artifact -- $(MAKE) --no-print-directory artifact
-	@mkdir -p $(dir $(CHECKS_LOG))
-	@( $(STEP) run lint-and-unit -- $(MAKE) --no-print-directory lint unit > $(CHECKS_LOG) 2>&1; \
-	   echo $$? > $(CHECKS_LOG).status ) & \
-	  echo "lints, sanity and unit tests started beside the scenarios (log: $(CHECKS_LOG))"; \
+	@mkdir -p $(dir $(CHECKS_LOG)) && rm -f $(CHECKS_LOG).status
+	@# Each failure is caught with || (under the shell's -e a bare failure would end the subshell before it wrote
+	@# the status, and an old status file could then pass for this run's).
+	@( status=0; $(STEP) run lint-and-unit -- $(MAKE) --no-print-directory lint unit > $(CHECKS_LOG) 2>&1 || status=$$?; \
+	   $(STEP) run docs -- $(MAKE) --no-print-directory docs-check >> $(CHECKS_LOG) 2>&1 || status=$$?; \
+	   echo $$status > $(CHECKS_LOG).status ) & \
+	  echo "lints, sanity, unit tests and docs started beside the scenarios (log: $(CHECKS_LOG))"; \
 	  $(STEP) run molecule -- $(RUN_LANES) && lanes=0 || lanes=$$?; \
 	  wait; checks=$$(cat $(CHECKS_LOG).status 2>/dev/null || echo "no exit status recorded"); \
-	  if [ "$$checks" != 0 ]; then echo "=== lints, sanity or unit tests failed: $$checks (end of $(CHECKS_LOG)) ==="; \
-	    tail -n 60 $(CHECKS_LOG); else grep -E '^[0-9]+ passed' $(CHECKS_LOG) | tail -n 1 || true; fi; \
+	  if [ "$$checks" != 0 ]; then echo "=== lints, sanity, unit tests or docs failed: $$checks (end of $(CHECKS_LOG)) ==="; \
+	    tail -n 60 $(CHECKS_LOG); else grep -E '^[0-9]+ passed' $(CHECKS_LOG) | tail -n 2 || true; fi; \
 	  $(STEP) table --budget-minutes $(TEST_BUDGET_MINUTES) --markdown .cache/logs/step-usage.md; \
 	  [ "$$lanes" -eq 0 ] && [ "$$checks" = 0 ]
 	@echo "make test: all passed"
