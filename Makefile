@@ -20,11 +20,12 @@ comma := ,
 empty :=
 space := $(empty) $(empty)
 
-.PHONY: help venv collection engine browser image spark-image spark-jars archive prometheus-agent prerequisites demo lint sanity unit artifact integration-kraft changelog-release molecule test clean
+.PHONY: help venv collection engine browser image spark-image spark-jars archive prometheus-agent prerequisites demo lint sanity unit docs docs-check artifact integration-kraft changelog-release molecule test clean
 
 help:
 	@echo "make demo    a 3-node ZooKeeper + Kafka cluster in local containers, grown to 4 brokers, verified"
 	@echo "make test    lint, unit tests and every Molecule scenario (what CI runs)"
+	@echo "make docs    the collection's HTML docs (guides, modules, roles) in .cache/docs/html"
 	@echo "make clean   remove the containers, networks and volumes the project started"
 
 $(VENV)/.installed: requirements.txt requirements-verify.txt requirements-dev.txt
@@ -111,8 +112,10 @@ lint: venv collection
 	antsibull-changelog lint
 	@# Jinja logic in roles/ and playbooks/ may only go down (issue 34): lower the ceiling as it does.
 	python3 scripts/jinja-logic.py --max 426
-	@# Run from the collection's own path, where it finds the collection the way ansible-doc does.
-	cd $(COLLECTION_LINK) && antsibull-docs lint-collection-docs --plugin-docs .
+	@# Run from the collection's own path, where it finds the collection the way ansible-doc does. Besides the
+	@# plugins' and roles' docs it checks the guides (docs/docsite): extra-docs.yml and links.yml, each guide's
+	@# reStructuredText and labels, and (--check-extra-docs-refs) that the modules and roles they link to exist.
+	cd $(COLLECTION_LINK) && antsibull-docs lint-collection-docs --plugin-docs --check-extra-docs-refs .
 	$(MAKE) --no-print-directory sanity
 
 # ansible-test needs the collection at a path ending in ansible_collections/<ns>/<name>, outside
@@ -142,6 +145,23 @@ sanity: $(SANITY_VENV)/.installed
 
 unit: venv archive
 	python -m pytest -q --durations=20 tests/unit
+
+# The collection's HTML docs, as antsibull-docs' sphinx-init sets them up but with a conf.py that needs no network
+# (scripts/docsite/conf.py says what differs): antsibull-docs writes the RST of every module, plugin and role and
+# of the guides in docs/docsite, then Sphinx turns it into HTML; a warning fails the build.
+DOCS_DIR := .cache/docs
+docs: venv collection
+	rm -rf $(DOCS_DIR) && mkdir -p $(DOCS_DIR)
+	@# antsibull-docs writes only into a folder no one else may write to.
+	mkdir -m 755 $(DOCS_DIR)/rst
+	antsibull-docs collection --use-current --squash-hierarchy --fail-on-error --dest-dir $(DOCS_DIR)/rst \
+	  kafkaops.cluster
+	sphinx-build -q -b html -c scripts/docsite -d $(DOCS_DIR)/doctrees -W --keep-going $(DOCS_DIR)/rst $(DOCS_DIR)/html
+	@echo "The collection's docs: $(DOCS_DIR)/html/index.html"
+
+# The built docs opened in headless Chromium, as a user browses them (tests/docs).
+docs-check: docs browser
+	python -m pytest -q -p no:cacheprovider tests/docs
 
 # A quick loop for working on the admin modules: the integration tests (tests/integration, verify
 # included) against Kafka 4.x in KRaft mode, three combined nodes and a broker as JVMs on loopback
@@ -186,22 +206,26 @@ changelog-release: venv
 # than the budget (CI stops at 90 minutes; 40 leaves room for machines 1.5 to 2 times slower).
 STEP := python3 scripts/step-usage.py
 TEST_BUDGET_MINUTES := 40
-# The lints and unit tests need no container: they run beside the scenarios, which leave the cores partly
+# The lints, unit tests and docs need no container: they run beside the scenarios, which leave the cores partly
 # idle while they wait on Kafka, with their output in .cache/logs/lint-and-unit.log (its end printed after
-# the lanes when they failed).
+# the lanes when they failed). The docs (built, then opened in a browser) are a step of their own in the table,
+# after the lints and unit tests, and run whether those passed or not.
 CHECKS_LOG := .cache/logs/lint-and-unit.log
 test:
 	@$(STEP) begin
 	$(STEP) run prerequisites -- $(MAKE) --no-print-directory prerequisites
 	$(STEP) run artifact -- $(MAKE) --no-print-directory artifact
-	@mkdir -p $(dir $(CHECKS_LOG))
-	@( $(STEP) run lint-and-unit -- $(MAKE) --no-print-directory lint unit > $(CHECKS_LOG) 2>&1; \
-	   echo $$? > $(CHECKS_LOG).status ) & \
-	  echo "lints, sanity and unit tests started beside the scenarios (log: $(CHECKS_LOG))"; \
+	@mkdir -p $(dir $(CHECKS_LOG)) && rm -f $(CHECKS_LOG).status
+	@# Each failure is caught with || (under the shell's -e a bare failure would end the subshell before it wrote
+	@# the status, and an old status file could then pass for this run's).
+	@( status=0; $(STEP) run lint-and-unit -- $(MAKE) --no-print-directory lint unit > $(CHECKS_LOG) 2>&1 || status=$$?; \
+	   $(STEP) run docs -- $(MAKE) --no-print-directory docs-check >> $(CHECKS_LOG) 2>&1 || status=$$?; \
+	   echo $$status > $(CHECKS_LOG).status ) & \
+	  echo "lints, sanity, unit tests and docs started beside the scenarios (log: $(CHECKS_LOG))"; \
 	  $(STEP) run molecule -- $(RUN_LANES) && lanes=0 || lanes=$$?; \
 	  wait; checks=$$(cat $(CHECKS_LOG).status 2>/dev/null || echo "no exit status recorded"); \
-	  if [ "$$checks" != 0 ]; then echo "=== lints, sanity or unit tests failed: $$checks (end of $(CHECKS_LOG)) ==="; \
-	    tail -n 60 $(CHECKS_LOG); else grep -E '^[0-9]+ passed' $(CHECKS_LOG) | tail -n 1 || true; fi; \
+	  if [ "$$checks" != 0 ]; then echo "=== lints, sanity, unit tests or docs failed: $$checks (end of $(CHECKS_LOG)) ==="; \
+	    tail -n 60 $(CHECKS_LOG); else grep -E '^[0-9]+ passed' $(CHECKS_LOG) | tail -n 2 || true; fi; \
 	  $(STEP) table --budget-minutes $(TEST_BUDGET_MINUTES) --markdown .cache/logs/step-usage.md; \
 	  [ "$$lanes" -eq 0 ] && [ "$$checks" = 0 ]
 	@echo "make test: all passed"

@@ -6,13 +6,11 @@ report: the page must show the brokers, the topic, the group's name as text and 
 as drawn SVG bars. The page and a screenshot are kept in KAFKAOPS_REPORT_OUTPUT when set, else in
 pytest's temporary folder.
 
-Needs Chromium and its driver (Debian's chromium and chromium-driver; scripts/ensure-chromium.sh
-installs them), found at KAFKAOPS_CHROMIUM and KAFKAOPS_CHROMEDRIVER or on PATH, and selenium.
+Needs Chromium and its driver, and selenium (tests/headless_browser.py says where it finds them).
 """
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -21,6 +19,8 @@ import uuid
 import pytest
 from kafka import KafkaProducer
 from kafka.admin import ConfigResource, ConfigResourceType
+
+from headless_browser import chromium
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PARTITIONS = 6
@@ -41,27 +41,6 @@ def run_report(tmp_path, bootstrap_servers, **variables):
                PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
     return subprocess.run(command, env=env, capture_output=True, text=True, timeout=600, check=False,
                           stdin=subprocess.DEVNULL, cwd=str(tmp_path))
-
-
-def browser():
-    """Headless Chromium driven through chromedriver, or a failure saying how to get them."""
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-    except ImportError:
-        pytest.fail("selenium is missing: pip install -r requirements-dev.txt")
-    binary = os.environ.get("KAFKAOPS_CHROMIUM") or shutil.which("chromium")
-    driver = os.environ.get("KAFKAOPS_CHROMEDRIVER") or shutil.which("chromedriver")
-    if not binary or not driver:
-        pytest.fail("Chromium or chromedriver is missing (found %s, %s): run scripts/ensure-chromium.sh"
-                    % (binary, driver))
-    options = webdriver.ChromeOptions()
-    options.binary_location = binary
-    # Root in a container has no sandbox to give; /dev/shm is small there.
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                     "--window-size=1000,900", "--hide-scrollbars"):
-        options.add_argument(argument)
-    return webdriver.Chrome(options=options, service=Service(driver))
 
 
 @pytest.fixture
@@ -130,7 +109,7 @@ def test_the_report_page_shows_the_cluster_and_the_plan_in_a_browser(kafka, boot
     # Self-contained: nothing is fetched when the page opens.
     assert "src=" not in html and "<link" not in html and "@import" not in html
 
-    driver = browser()
+    driver = chromium()
     try:
         driver.get("file://" + os.path.realpath(page))
         # The whole page in one picture (the window as tall as the page), taken before the checks so that

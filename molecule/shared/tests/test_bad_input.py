@@ -86,7 +86,7 @@ BAD_INPUTS = [
      + "; ".join("broker %d runs in zookeeper mode, the run asks for kraft" % broker for broker in BROKERS)
      + "; moving a broker between ZooKeeper mode and KRaft mode is the ZooKeeper-to-KRaft migration: "
      "run playbooks/migrate_to_kraft.yml"),
-    # Security settings that do not fit together (README "Securing the cluster").
+    # Security settings that do not fit together (guide "Securing the cluster", docs/docsite/rst/guide_security.rst).
     ({"kafka_broker_internal_security_protocol": "TLS"},
      "kafka_broker_internal_security_protocol must be one of: PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL"),
     ({"kafka_broker_external_security_protocol": "SASL_SSL"},
