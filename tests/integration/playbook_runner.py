@@ -41,7 +41,7 @@ def fold(text):
 
 
 def result_status(result):
-    """What the default callback would call a host's result: unreachable, failed, skipped, changed or ok."""
+    """A host's result in a word: unreachable, failed, skipped, changed or ok (the first that holds)."""
     for status in ("unreachable", "failed", "skipped", "changed"):
         if result.get(status):
             return status
