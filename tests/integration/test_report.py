@@ -11,7 +11,6 @@ Needs Chromium and its driver, and selenium (tests/headless_browser.py says wher
 
 import json
 import os
-import subprocess
 import sys
 import time
 import uuid
@@ -19,6 +18,7 @@ import uuid
 import pytest
 from kafka import KafkaProducer
 from kafka.admin import ConfigResource, ConfigResourceType
+from playbook_runner import run_playbook
 
 from headless_browser import chromium
 
@@ -31,16 +31,14 @@ THROTTLE_KEY = "follower.replication.throttled.replicas"
 
 
 def run_report(tmp_path, bootstrap_servers, **variables):
-    """ansible-playbook playbooks/report.yml on the controller; returns the completed process."""
+    """ansible-playbook playbooks/report.yml on the controller; returns its PlaybookRun."""
     extra = tmp_path / ("report-%s.json" % uuid.uuid4().hex[:6])
     extra.write_text(json.dumps({"bootstrap_servers": bootstrap_servers, **variables}))
-    command = ["ansible-playbook", "-i", "localhost,", "-c", "local",
-               "-e", "ansible_python_interpreter=%s" % sys.executable, "-e", "@%s" % extra,
-               os.path.join(ROOT, "playbooks", "report.yml")]
-    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1",
+    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"),
                PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
-    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=600, check=False,
-                          stdin=subprocess.DEVNULL, cwd=str(tmp_path))
+    return run_playbook(os.path.join(ROOT, "playbooks", "report.yml"), ["localhost,"],
+                        ["ansible_python_interpreter=%s" % sys.executable, "@%s" % extra], options=["-c", "local"],
+                        environment=env, timeout=600, cwd=str(tmp_path))
 
 
 @pytest.fixture
@@ -100,10 +98,11 @@ def test_the_report_page_shows_the_cluster_and_the_plan_in_a_browser(kafka, boot
         "started_at": "2026-01-01T00:00:00+00:00", "elapsed_seconds": 12.5}))
     page = os.path.join(output_dir, "report.html")
 
-    completed = run_report(tmp_path, bootstrap_servers, report_file=page, plan_file=str(plan_file),
-                           verify_reports=[str(verify_report)])
-    assert completed.returncode == 0, completed.stdout + completed.stderr
-    assert "The cluster report is in %s" % os.path.realpath(page) in completed.stdout
+    run = run_report(tmp_path, bootstrap_servers, report_file=page, plan_file=str(plan_file),
+                     verify_reports=[str(verify_report)])
+    assert run.rc == 0, run.describe()
+    assert run.messages("Say where the page is") == ["The cluster report is in %s" % os.path.realpath(page)], \
+        run.describe()
     with open(page) as stream:
         html = stream.read()
     # Self-contained: nothing is fetched when the page opens.

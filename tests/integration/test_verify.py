@@ -21,6 +21,7 @@ import sys
 import uuid
 
 import pytest
+from playbook_runner import run_playbook
 
 from kafkaops_verify.manifests import build_manifest, write_manifest
 from kafkaops_verify.records import encode_value, make_payload, payload_crc
@@ -37,15 +38,20 @@ SPARK_SETTINGS = {"spark_master": "local[2]", "kafka_verify_shuffle_partitions":
 
 
 def playbook(name, tmp_path, bootstrap_servers, **variables):
-    """Runs playbooks/<name> on the controller; returns the completed process (output in .stdout)."""
+    """Runs playbooks/<name> on the controller; returns its PlaybookRun."""
     extra = tmp_path / ("%s-%s.json" % (name, uuid.uuid4().hex[:6]))
     extra.write_text(json.dumps({"bootstrap_servers": bootstrap_servers, **SPARK_SETTINGS, **variables}))
     path = name if os.path.isabs(name) else os.path.join(ROOT, "playbooks", name)
-    command = ["ansible-playbook", "-i", "localhost,", "-c", "local",
-               "-e", "ansible_python_interpreter=%s" % sys.executable, "-e", "@%s" % extra, path]
-    env = dict(os.environ, ANSIBLE_NOCOLOR="1", PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
-    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=900, check=False,
-                          stdin=subprocess.DEVNULL)
+    env = dict(os.environ, PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
+    return run_playbook(path, ["localhost,"], ["ansible_python_interpreter=%s" % sys.executable, "@%s" % extra],
+                        options=["-c", "local"], environment=env, timeout=900)
+
+
+# The tasks of the kafka_verify role whose output the checks read, by the names the runs give them.
+VERIFY_JOB = "kafkaops.cluster.kafka_verify : Run the verification job"
+VERIFY_SUMMARY = "kafkaops.cluster.kafka_verify : Show the summary"
+VERIFY_FAILURE = "kafkaops.cluster.kafka_verify : Fail on violations"
+BULK_PRODUCER = "kafkaops.cluster.kafka_verify : Run the bulk producer"
 
 
 def steady(bootstrap_servers, topic, manifest, run_id, *options):
@@ -173,10 +179,10 @@ def faulty_run(faulty, clean, bootstrap_servers, tmp_path_factory):
     report = tmp_path_factory.mktemp("faulty-report") / "report.json"
     manifests = ([str(path) for kind, path in faulty.items() if kind != "listed-aborted-count"]
                  + [str(clean["bulk"]), str(clean["steady"]), str(clean["transactional"])])
-    completed = playbook("verify.yml", report.parent, bootstrap_servers, kafka_verify_progress_interval=1,
-                         manifests=manifests, report=str(report))
-    assert report.exists(), completed.stdout + completed.stderr
-    return completed, json.loads(report.read_text())
+    run = playbook("verify.yml", report.parent, bootstrap_servers, kafka_verify_progress_interval=1,
+                   manifests=manifests, report=str(report))
+    assert report.exists(), run.describe()
+    return run, json.loads(report.read_text())
 
 
 def by_topic(report, topic, checks=("lost", "duplicates", "out_of_order", "corrupt", "offset_gaps")):
@@ -188,15 +194,17 @@ def by_topic(report, topic, checks=("lost", "duplicates", "out_of_order", "corru
 
 
 def test_the_play_fails_naming_each_violation_and_count(faulty_run):
-    completed, report = faulty_run
-    output = completed.stdout + completed.stderr
-    assert completed.returncode != 0, output
+    run, report = faulty_run
+    assert run.rc != 0, run.describe()
     assert not report["ok"]
-    assert "lost=%d" % DELETED in output
-    assert "duplicates=%d" % DUPLICATED in output
-    assert "out_of_order=1" in output
-    assert "corrupt=1" in output
-    assert "offset_gaps=0" not in output.split("records are not all there as acknowledged:")[-1].split("(report")[0]
+    # The role's failure, once: "verify: records are not all there as acknowledged: lost=..., ... (report: ...)".
+    failure, = run.failure_messages(VERIFY_FAILURE)
+    violations = failure.split("records are not all there as acknowledged:")[-1].split("(report")[0]
+    assert "lost=%d" % DELETED in violations, failure
+    assert "duplicates=%d" % DUPLICATED in violations, failure
+    assert "out_of_order=1" in violations, failure
+    assert "corrupt=1" in violations, failure
+    assert "offset_gaps=0" not in violations, failure
     assert report["offset_gaps"] == 0
 
 
@@ -281,7 +289,7 @@ def clean(topics, bootstrap_servers, tmp_path_factory):
     bulk_manifest = work / "bulk.json"
     produced = playbook("produce.yml", work, bootstrap_servers, topic=topics["clean"], records=3000,
                         seed=7, manifest=str(bulk_manifest))
-    assert produced.returncode == 0, produced.stdout + produced.stderr
+    assert produced.rc == 0, produced.describe()
     assert json.loads(bulk_manifest.read_text())["acknowledged"] == 3000
 
     steady_manifest = work / "steady.json"
@@ -291,10 +299,10 @@ def clean(topics, bootstrap_servers, tmp_path_factory):
                                    "transactional_topic": topics["transactional"],
                                    "transactional_manifest": transactional_manifest})
     steadied = playbook(str(play), work, bootstrap_servers)
-    assert steadied.returncode == 0, steadied.stdout + steadied.stderr
+    assert steadied.rc == 0, steadied.describe()
     acknowledged = json.loads(steady_manifest.read_text())["acknowledged"]
     return {"bulk": bulk_manifest, "steady": steady_manifest, "expected": 3000 + acknowledged,
-            "produce_output": produced.stdout, "transactional": transactional_manifest}
+            "produced": produced, "transactional": transactional_manifest}
 
 
 def test_the_clean_topic_has_every_record_once_in_order(faulty_run, clean, topics):
@@ -306,7 +314,9 @@ def test_the_clean_topic_has_every_record_once_in_order(faulty_run, clean, topic
     assert [entry["partition"] for entry in entries] == list(range(PARTITIONS))
     records, expected = (sum(entry[field] for entry in entries) for field in ("records", "expected"))
     assert records == expected == clean["expected"]
-    assert "bulk_produce: finished, " in clean["produce_output"]
+    # The producer's progress, shown while its task ran, ended with its final reading.
+    producer, = clean["produced"].task_runs(BULK_PRODUCER)
+    assert any(line.startswith("bulk_produce: finished, ") for line in producer.printed), producer.printed
 
 
 def test_a_transactional_topic_shows_every_committed_record_and_no_aborted_one(faulty_run, clean, topics):
@@ -327,11 +337,12 @@ def test_a_transactional_topic_shows_every_committed_record_and_no_aborted_one(f
     # before the abort and its marker (records the abort failed before they were sent take no offset).
     assert markers >= manifest["transactions"]["committed"] > 0
     assert topic in report["transactional"]["topics"]
-    assert "transactional topics (read_committed): " in faulty_run[0].stdout
+    summary = faulty_run[0].messages(VERIFY_SUMMARY)
+    assert any(line.startswith("transactional topics (read_committed): ") for line in summary), summary
 
 
 def test_committed_records_listed_as_aborted_are_visible_aborted_records(faulty_run, faulty, topics):
-    completed, report = faulty_run
+    run, report = faulty_run
     listed = faulty["listed-aborted-count"]
     topic = topics["listed-aborted"]
     checks = ("lost", "duplicates", "out_of_order", "corrupt", "offset_gaps", "aborted_visible")
@@ -339,16 +350,18 @@ def test_committed_records_listed_as_aborted_are_visible_aborted_records(faulty_
     assert totals == {**dict.fromkeys(checks, 0), "aborted_visible": listed}
     assert len(partitions) == 1
     assert report["aborted_visible"] == listed
-    assert "aborted_visible=%d" % listed in completed.stdout + completed.stderr
+    # Named with its count in the play's failure.
+    assert any("aborted_visible=%d" % listed in failure for failure in run.failure_messages(VERIFY_FAILURE)), \
+        run.describe()
     visible = [example for example in report["examples"] if example["kind"] == "aborted_visible"]
     assert visible and all(example["topic"] == topic for example in visible)
 
 
 def test_the_job_showed_its_progress_while_it_ran(faulty_run):
-    completed, report = faulty_run
-    output = completed.stdout + completed.stderr
-    # Readings inside the job's task, then the final one, which counts every record the report checked.
-    job_output = output.split("TASK [kafkaops.cluster.kafka_verify : Run the verification job]")[1].split("TASK [")[0]
+    run, report = faulty_run
+    # Readings printed while the job's task ran, then the final one, which counts every record the report checked.
+    job, = run.task_runs(VERIFY_JOB)
+    job_output = "\n".join(job.printed)
     readings = re.findall(r"^verify: (finished, )?(\d+) of (\d+) tasks done, ([\d,]+) of ([\d,]+) records read",
                           job_output, re.MULTILINE)
     assert readings and readings[-1][0] == "finished, ", job_output

@@ -8,10 +8,17 @@ that skips a check: a scenario whose checks vanished must not pass.
 
 import json
 import os
+import sys
 
 import pytest
 import testinfra.utils.ansible_runner
-from live_cluster import bootstrap
+
+# tests/integration's playbook_runner runs the checks' playbooks and reads their results, here as there. pytest puts
+# a test file's own folder on the import path, so tests/integration's are there only in scenarios that run some of
+# them (verifier.additional_files_or_dirs); this puts it there for every scenario, before any check loads.
+sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "tests", "integration")))
+
+from live_cluster import bootstrap  # noqa: E402
 
 
 def pytest_configure(config):

@@ -9,9 +9,7 @@ import atexit
 import datetime
 import json
 import os
-import re
 import shutil
-import subprocess
 import tempfile
 
 import pytest
@@ -22,6 +20,7 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
+from playbook_runner import playbook_command, run_playbooks
 
 INVENTORY = os.environ["MOLECULE_INVENTORY_FILE"]
 PROJECT = os.environ.get("MOLECULE_PROJECT_DIRECTORY", os.getcwd())
@@ -161,44 +160,32 @@ def _run_site_at_once(settings, environment=None):
 
 
 def _run_at_once(playbooks, environment=None):
-    """Starts each (playbook, extra vars[, further inventory sources]) of playbooks at the same time; returns
-    (exit code, output with whitespace folded) per entry, in order. Output goes to files: a pipe left unread
-    while another run is awaited would stall its run."""
-    runs = []
-    for playbook, extra_vars, *more in playbooks:
-        output = tempfile.TemporaryFile(mode="w+")
-        sources = [INVENTORY] + (more[0] if more else [])
-        # A mapping goes as one JSON -e (typed values); a list of "key=value" as one -e each, strings all, as
-        # an operator types them.
-        extra_options = (["-e", json.dumps(extra_vars)] if isinstance(extra_vars, dict)
-                         else [option for pair in extra_vars for option in ("-e", pair)])
-        command = (["ansible-playbook"] + [option for source in sources for option in ("-i", source)]
-                   + [playbook] + extra_options)
-        runs.append((subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, text=True, env=environment),
-                     output))
-    outcomes = []
-    for process, output in runs:
-        code = process.wait(timeout=600)
-        output.seek(0)
-        outcomes.append((code, " ".join(output.read().split())))
-        output.close()
-    return outcomes
+    """Starts each (playbook, extra vars[, further inventory sources]) of playbooks at the same time, with the
+    scenario's inventory; returns the PlaybookRun of each, in order. Extra vars: a mapping goes as one JSON -e
+    (typed values); a list of "key=value" as one -e each, strings all, as an operator types them."""
+    return run_playbooks([playbook_command(playbook, [INVENTORY] + (more[0] if more else []), extra_vars)
+                          for playbook, extra_vars, *more in playbooks], environment, timeout=600)
 
 
 # Refused while the archive is installed (its sha256 is known once it is read), not by a role's preflight.
 INSTALL_TIME_REFUSALS = ["kafka_distribution_archive_checksum: the archive's sha256 is"]
 
 
-def _check_refused(outcome, message):
-    code, output = outcome
-    assert code != 0
-    assert message in output, output[-3000:]
-    assert "changed=0" in output and "changed=1" not in output
+def _refused_with(run, message):
+    """Whether a failed task of the run said message."""
+    return any(message in refusal for refusal in run.failure_messages())
+
+
+def _check_refused(run, message):
+    assert run.rc != 0, run.describe()
+    assert _refused_with(run, message), run.describe()
+    # The run got to its stats, and no host had a change.
+    assert run.stats and run.changes == {}, run.describe()
     if message not in INSTALL_TIME_REFUSALS:
         # site.yml's first play checks every service role's settings: the run stops there, before the
         # ZooKeeper play (or any other) starts.
-        assert "PLAY [Check every service's settings before any change]" in output
-        assert "PLAY [ZooKeeper ensemble]" not in output, output[-3000:]
+        assert run.plays[-1:] == ["Check every service's settings before any change"], run.describe()
+        assert "ZooKeeper ensemble" not in run.plays, run.describe()
 
 
 def _snapshot(node):
@@ -236,9 +223,9 @@ def test_bad_input_is_refused_before_any_change(host_refusals, case):
 @pytest.mark.parametrize("case", range(len(ARCHIVE_REFUSALS)), ids=[case[1][-40:] for case in ARCHIVE_REFUSALS])
 def test_a_kafka_without_zookeeper_mode_is_refused_before_the_services_change(host_refusals, case):
     before, outcomes, after = host_refusals
-    code, output = outcomes[len(BAD_INPUTS) + case]
-    assert code != 0
-    assert ARCHIVE_REFUSALS[case][1] in output, output[-3000:]
+    run = outcomes[len(BAD_INPUTS) + case]
+    assert run.rc != 0, run.describe()
+    assert _refused_with(run, ARCHIVE_REFUSALS[case][1]), run.describe()
     assert after == before
 
 
@@ -286,11 +273,11 @@ def test_unresolvable_peer_names_are_refused_before_any_change(cluster_refusals,
 @pytest.mark.parametrize("case", range(len(CLUSTER_ARCHIVE_REFUSALS)), ids=["zookeeper-role"])
 def test_a_kafka_without_zookeeper_is_refused_where_zookeeper_runs_from_the_archive(cluster_refusals, case):
     before, outcomes, after = cluster_refusals
-    code, output = outcomes[len(UNRESOLVED_NAMES) + case]
-    assert code != 0
-    assert CLUSTER_ARCHIVE_REFUSALS[case][1] in output, output[-3000:]
+    run = outcomes[len(UNRESOLVED_NAMES) + case]
+    assert run.rc != 0, run.describe()
     # Refused in the ZooKeeper play, once the archive was read, not in the first play's settings check.
-    assert "PLAY [ZooKeeper ensemble]" in output, output[-3000:]
+    assert any(failure.play == "ZooKeeper ensemble" and CLUSTER_ARCHIVE_REFUSALS[case][1] in failure.message
+               for failure in run.failures()), run.describe()
     assert after == before
 
 
@@ -318,10 +305,11 @@ def test_scram_users_the_storage_tool_would_misread_are_refused_before_any_chang
     environment = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(PROJECT, ".cache", "collections"),
                        ANSIBLE_CONFIG=os.path.join(PROJECT, "ansible.cfg"))
     password = "Two,Parts-4kQ9"
-    outcome, = _run_site_at_once([{"kafka_controller_scram_users": [{"name": "admin", "password": password}]}],
-                                 environment)
-    _check_refused(outcome, "kafka_controller_scram_users: the name or password of admin is empty or holds a space")
-    assert password not in outcome[1]
+    run, = _run_site_at_once([{"kafka_controller_scram_users": [{"name": "admin", "password": password}]}],
+                             environment)
+    _check_refused(run, "kafka_controller_scram_users: the name or password of admin is empty or holds a space")
+    # Nowhere in what the run printed: its results, its warnings, its errors.
+    assert password not in run.text
     assert all(pid != "0" for unused, pid in before.values())
     assert _kraft_secure_snapshot() == before
 
@@ -344,7 +332,7 @@ DRIFT_RUNS = [
 
 @pytest.fixture(scope="module")
 def drift_refusals():
-    """(state before, one (exit code, output) per playbook of DRIFT_RUNS, state after)."""
+    """(state before, one PlaybookRun per playbook of DRIFT_RUNS, state after)."""
     before = _drift_snapshot()
     outcomes = _run_at_once([(playbook, extra_vars) for playbook, extra_vars, _name in DRIFT_RUNS])
     return before, outcomes, _drift_snapshot()
@@ -362,13 +350,14 @@ def _drift_snapshot():
 @pytest.mark.parametrize("case", range(len(DRIFT_RUNS)), ids=[run[0].split(".")[-1] for run in DRIFT_RUNS])
 def test_an_inventory_without_a_registered_broker_is_refused_before_any_change(drift_refusals, case):
     before, outcomes, after = drift_refusals
-    code, output = outcomes[case]
-    assert code != 0
-    assert ("broker 1004 (registered, at 198.18.47.14:9092, holding replicas of" in output
-            and "is not in the inventory's kafka_broker group; %s would leave it out" % DRIFT_RUNS[case][2] in output
-            and "Add its host to kafka_broker (with kafka_broker_id: 1004)" in output), output[-3000:]
-    assert "Nothing was changed." in output
-    assert "changed=0" in output and not re.search(r"changed=[1-9]", output), output[-3000:]
+    run = outcomes[case]
+    assert run.rc != 0, run.describe()
+    # One refusal says all of it.
+    said = ("broker 1004 (registered, at 198.18.47.14:9092, holding replicas of",
+            "is not in the inventory's kafka_broker group; %s would leave it out" % DRIFT_RUNS[case][2],
+            "Add its host to kafka_broker (with kafka_broker_id: 1004)", "Nothing was changed.")
+    assert any(all(part in refusal for part in said) for refusal in run.failure_messages()), run.describe()
+    assert run.stats and run.changes == {}, run.describe()
     # Broker 1004 runs, and no file or process of any node changed.
     assert all(pid != "0" for unused, pids in before.values() for pid in pids)
     assert after == before
@@ -426,8 +415,8 @@ def _typed_snapshot(hosts_and_paths):
 
 
 def _typed_runs(scenario, deployed, watched):
-    """(state before, outcome of the run with every typed input as a string, outcome of the run with
-    kafka_broker_min_insync_replicas=two, state after, the pairs given)."""
+    """(state before, the run with every typed input as a string, the run with kafka_broker_min_insync_replicas=two,
+    state after, the pairs given)."""
     environment = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(PROJECT, ".cache", "collections"),
                        ANSIBLE_CONFIG=os.path.join(PROJECT, "ansible.cfg"))
     pairs = _inputs_as_strings(TYPED_ROLES[scenario], deployed)
@@ -440,21 +429,19 @@ def _typed_runs(scenario, deployed, watched):
 
 
 def _check_typed_runs(runs, expected_names):
-    before, (code, output), refused, after, pairs = runs
+    before, as_strings, refused, after, pairs = runs
     given = {pair.split("=", 1)[0] for pair in pairs}
     assert expected_names <= given, sorted(expected_names - given)
-    assert code == 0, output[-3000:]
-    # As the other re-runs here check it: the recap may be coloured, its columns padded.
-    assert "PLAY RECAP" in output and "changed=0" in output and not re.search(r"changed=[1-9]", output), \
-        output[-3000:]
+    assert as_strings.rc == 0, as_strings.describe()
+    assert as_strings.stats and as_strings.changes == {}, as_strings.describe()
     # Refused by whichever check reads it first: the role_inputs lookup, or Ansible's validation of an entry
     # point's arguments (site.yml's settings pass runs the broker role's preflight first in KRaft mode); both
     # name the variable, the value and the type.
-    code, output = refused
     message = "kafka_broker_min_insync_replicas: 'two' is not an int"
-    if message not in output:
+    if not _refused_with(refused, message):
         message = "argument 'kafka_broker_min_insync_replicas' is of type str and we were unable to convert to int"
-        assert "'two'" in output and "cannot be converted to an int" in output, output[-3000:]
+        assert any(message in refusal and "'two'" in refusal and "cannot be converted to an int" in refusal
+                   for refusal in refused.failure_messages()), refused.describe()
     _check_refused(refused, message)
     assert all(pid != "0" for unused, pids in before.values() for pid in pids)
     assert after == before

@@ -8,7 +8,6 @@ holding nothing. The quorum is asked through the brokers (they forward DescribeQ
 import json
 import os
 import re
-import subprocess
 
 import pytest
 import testinfra
@@ -16,6 +15,7 @@ import testinfra.utils.ansible_runner
 from kafka.admin import KafkaAdminClient
 from live_cluster import (bootstrap, check_decommission_runs, check_every_acknowledged_record, client_settings,
                           describe, replica_and_leader_counts, settled, throttle_configs_left, under_replicated)
+from playbook_runner import read_run, run_playbook
 
 pytestmark = pytest.mark.scenarios("kraft")
 
@@ -137,16 +137,13 @@ def test_another_cluster_id_is_refused_and_changes_nothing():
     preflight, naming the variable, with every service and file as it was."""
     before = _snapshot()
     environment = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=os.path.join(PROJECT, ".cache", "collections"),
-                       ANSIBLE_CONFIG=os.path.join(PROJECT, "ansible.cfg"),
-                       ANSIBLE_NOCOLOR="1", ANSIBLE_FORCE_COLOR="0")
-    run = subprocess.run(["ansible-playbook", "-i", INVENTORY, "kafkaops.cluster.site",
-                          "-e", json.dumps({"kafka_controller_cluster_id": "AAAAAAAAAAAAAAAAAAAAAg"})],
-                         env=environment, capture_output=True, text=True, timeout=600, check=False)
-    output = " ".join((run.stdout + run.stderr).split())
-    assert run.returncode != 0
-    assert "kafka_controller_cluster_id: storage formatted for another cluster than AAAAAAAAAAAAAAAAAAAAAg" in output, \
-        output[-3000:]
-    assert "changed=0" in output and "changed=1" not in output
+                       ANSIBLE_CONFIG=os.path.join(PROJECT, "ansible.cfg"))
+    run = run_playbook("kafkaops.cluster.site", [INVENTORY], {"kafka_controller_cluster_id": "AAAAAAAAAAAAAAAAAAAAAg"},
+                       environment=environment, timeout=600)
+    assert run.rc != 0, run.describe()
+    refusal = "kafka_controller_cluster_id: storage formatted for another cluster than AAAAAAAAAAAAAAAAAAAAAg"
+    assert any(refusal in message for message in run.failure_messages()), run.describe()
+    assert run.stats and run.changes == {}, run.describe()
     assert _snapshot() == before
 
 
@@ -168,32 +165,31 @@ def test_a_combined_broker_is_the_quorum_s_voter_and_leader():
     assert "CONTROLLER://" in properties
 
 
-def _task_results(output, task):
-    """The result lines ('changed: [host]', 'skipping: [host]', ...) of each run of a task in a play's output."""
-    results = []
-    for part in output.split("TASK [%s]" % task)[1:]:
-        results.append([line.split(":")[0] for line in part.split("TASK [")[0].splitlines()
-                        if line.split(":")[0] in ("ok", "changed", "skipping", "fatal")])
-    return results
-
-
 @pytest.mark.scenarios("combined")
 def test_the_upgrade_rolled_the_node_to_4_4_and_raised_the_metadata_version_once(saved):
     """upgrade.yml (the side effect) rolled the combined node from Kafka 4.3.1 to 4.4.0, raised the metadata
     version and finalized every feature at the highest level the node supports only in the run that asked for
     it, and changed nothing when run again."""
     runs = saved("upgrade.json")
+    # Each run's events (the side effect ran them through the jsonl callback).
+    upgrade, raised, again = (read_run(runs[name]) for name in ("upgrade", "raise", "again"))
     raise_task = "kafkaops.cluster.service_common : Raise the metadata version to 4.4"
     features_task = "kafkaops.cluster.kafka_broker : Finalize the cluster's feature levels"
-    assert features_task not in runs["upgrade"]
+
+    def statuses(run, task):
+        """Per run of the task, its hosts' statuses."""
+        return [list(hosts.values()) for hosts in run.statuses(task)]
+
+    # Neither task even started in the plain upgrade, which changed the node.
+    assert upgrade.stats and not upgrade.task_runs(features_task), upgrade.describe()
+    assert upgrade.changes.get("kafkaops-combined", 0) > 0, upgrade.describe()
+    assert not upgrade.task_runs(raise_task), upgrade.describe()
     # Kafka's feature tool may have raised some features with the metadata version already: ok or changed.
-    assert _task_results(runs["raise"], features_task) in ([["changed"]], [["ok"]]), runs["raise"][-3000:]
-    assert _task_results(runs["again"], features_task) == [["ok"]], runs["again"][-3000:]
-    assert re.search(r"kafkaops-combined\s+: ok=\d+\s+changed=[1-9]", runs["upgrade"]), runs["upgrade"][-3000:]
-    assert raise_task not in runs["upgrade"]
-    assert _task_results(runs["raise"], raise_task) == [["changed"]], runs["raise"][-3000:]
-    assert _task_results(runs["again"], raise_task) == [["skipping"]], runs["again"][-3000:]
-    assert not re.search(r"changed=[1-9]", runs["again"])
+    assert statuses(raised, features_task) in ([["changed"]], [["ok"]]), raised.describe()
+    assert statuses(again, features_task) == [["ok"]], again.describe()
+    assert statuses(raised, raise_task) == [["changed"]], raised.describe()
+    assert statuses(again, raise_task) == [["skipped"]], again.describe()
+    assert again.stats and again.changes == {}, again.describe()
     assert 0 < runs["pid_before"] != runs["pid_after"] > 0
 
     node = _node(BROKER_HOSTS[0])

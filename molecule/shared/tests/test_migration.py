@@ -1,7 +1,8 @@
 """ZooKeeper to KRaft: what the migration scenario's runs of migrate_to_kraft.yml left (molecule/migration).
 
-The side effect (migrate.yml) keeps every run's output (migration-runs.json), the Spark job's report and
-the check-mode runs of the declared topics, ACLs and users after the migration (migration-survivors.json).
+The side effect (migrate.yml) keeps every run's output (migration-runs.json: their results as JSON events, one a
+line, which playbook_runner reads), the Spark job's report and the check-mode runs of the declared topics, ACLs and
+users after the migration (migration-survivors.json).
 """
 
 import datetime
@@ -22,6 +23,7 @@ from live_cluster import (
     write_and_read_back,
     write_refused,
 )
+from playbook_runner import read_run
 
 pytestmark = pytest.mark.scenarios("migration")
 
@@ -40,47 +42,48 @@ def _settings(text):
     return dict(line.split("=", 1) for line in text.splitlines() if "=" in line and not line.startswith("#"))
 
 
-def _recap(output):
-    """{host: {ok, changed, failed, ...}} from a run's PLAY RECAP."""
-    output = re.sub(r"\x1b\[[0-9;]*m", "", output)
-    recap = {}
-    for host, counts in re.findall(r"^(\S+)\s+:\s+(ok=.*)$", output, re.MULTILINE):
-        recap[host] = dict((key, int(value)) for key, value in re.findall(r"(\w+)=(\d+)", counts))
-    return recap
-
-
 @pytest.fixture(scope="module")
 def runs(saved):
-    return saved("migration-runs.json")
+    """migration-runs.json, each run's output read as a PlaybookRun (run 5a's too: cut_short.run)."""
+    kept = saved("migration-runs.json")
+    return dict(kept, runs=[read_run(output) for output in kept["runs"]], refused=read_run(kept["refused"]),
+                cut_short=dict(kept["cut_short"], run=read_run(kept["cut_short"]["output"])))
+
+
+def _said(run, pattern):
+    """Whether a result's message of the run (a debug task's lines included) matches the regular expression."""
+    return any(re.search(pattern, message) for message in run.messages())
 
 
 def test_the_precheck_refused_bad_settings_before_any_change(runs):
-    output = runs["refused"]
-    assert "kafka_controller_node_id: node ids 2 are broker ids too" in output, output
-    assert re.search(r"mig-b\d: kafka_broker_properties sets authorizer.class.name", output), output
-    recap = _recap(output)
-    assert set(recap) >= set(BROKERS + CONTROLLERS)
-    assert all(counts["changed"] == 0 for counts in recap.values()), recap
+    refused = runs["refused"]
+    assert any("kafka_controller_node_id: node ids 2 are broker ids too" in message
+               for message in refused.failure_messages()), refused.describe()
+    assert any(re.search(r"mig-b\d: kafka_broker_properties sets authorizer.class.name", message)
+               for message in refused.failure_messages()), refused.describe()
+    assert set(refused.stats or {}) >= set(BROKERS + CONTROLLERS), refused.describe()
+    assert refused.changes == {}, refused.describe()
     # Nothing was set up: run 1 found the controllers still to deploy.
-    assert sum(_recap(runs["runs"][0])[name]["changed"] for name in CONTROLLERS) > 0
+    assert sum(runs["runs"][0].stats[name]["changed"] for name in CONTROLLERS) > 0
 
 
 def test_a_phase_run_twice_changes_nothing_the_second_time(runs):
-    first, second = _recap(runs["runs"][0]), _recap(runs["runs"][1])
-    assert sum(first[name]["changed"] for name in CONTROLLERS) > 0, first
-    assert set(second) >= set(BROKERS + CONTROLLERS)
-    assert all(counts["changed"] == 0 and counts["failed"] == 0 for counts in second.values()), second
-    assert "This run: nothing to do" in runs["runs"][1]
-    assert "Last phase done: controllers" in runs["runs"][1]
+    first, second = runs["runs"][0], runs["runs"][1]
+    assert sum(first.stats[name]["changed"] for name in CONTROLLERS) > 0, first.describe()
+    assert set(second.stats or {}) >= set(BROKERS + CONTROLLERS), second.describe()
+    assert all(counts["changed"] == 0 and counts["failures"] == 0 for counts in second.stats.values()), \
+        second.describe()
+    assert _said(second, "This run: nothing to do"), second.describe()
+    assert _said(second, "Last phase done: controllers"), second.describe()
 
 
 def test_a_broker_was_killed_during_the_brokers_roll(runs, saved):
     # The kill time against the run that rolled the brokers (the command module's start and end, UTC here).
     killed = datetime.datetime.fromtimestamp(runs["kill"]["killed_at"], datetime.UTC).replace(tzinfo=None)
-    run = _recap(runs["runs"][2])
-    assert all(counts["failed"] == 0 for counts in run.values())
+    run = runs["runs"][2]
+    assert run.stats and all(counts["failures"] == 0 for counts in run.stats.values()), run.describe()
     assert runs["kill"]["pid"] > 0
-    assert "This run: brokers_migration, metadata_migrated, brokers_kraft" in runs["runs"][2]
+    assert _said(run, "This run: brokers_migration, metadata_migrated, brokers_kraft"), run.describe()
     window = saved("migration-run-3-window.json")
     assert window["start"] <= killed.isoformat() <= window["end"], (killed, window)
 
@@ -97,7 +100,7 @@ def test_the_rollback_from_dual_write_left_zookeeper_mode(runs):
     assert after["znodes"][chroot + "/controller"]["value"]["brokerid"] in (1, 2, 3)
     assert after["znodes"][chroot + "/migration"] == {"exists": False}
     steps = "rollback_brokers_to_migration, rollback_controllers, rollback_brokers_to_zookeeper"
-    assert "This run: %s" % steps in runs["runs"][3]
+    assert _said(runs["runs"][3], "This run: %s" % steps), runs["runs"][3].describe()
 
 
 def test_a_run_cut_short_during_the_roll_into_kraft_mode_is_finished_by_the_next(runs):
@@ -105,35 +108,42 @@ def test_a_run_cut_short_during_the_roll_into_kraft_mode_is_finished_by_the_next
     its second broker, every broker's file already saying KRaft; run 5, the same command, found the brokers whose
     restart was still due, restarted only those, and reached the dual-write phase."""
     cut = runs["cut_short"]
-    output = cut["output"]
-    # A run that ended by itself before the kill says why in its fatal lines.
-    assert cut["status"] == "rc=137", (cut["status"], re.findall(r"(?m)^.*(?:fatal|failed): \[.*$", output)[-3:])
-    assert "PLAY RECAP" not in output, output[-2000:]
-    assert re.search(r"This run: [a-z_, ]*metadata_migrated, brokers_kraft", output), output[:5000]
-    kraft_roll = output.split("PLAY [Brokers rolled as KRaft brokers]", 1)[1]
-    note = r"TASK \[kafkaops.cluster.kafka_broker : Note the restart of broker (\d+)\]"
-    done_before = set(re.findall(note, kraft_roll))
-    assert done_before, kraft_roll[-3000:]
+    cut_run = cut["run"]
+    # A run that ended by itself before the kill says why in its failures.
+    assert cut["status"] == "rc=137", (cut["status"], cut_run.failure_messages()[-3:])
+    # Killed: it never got to its stats.
+    assert cut_run.stats is None, cut_run.describe()
+    assert _said(cut_run, r"This run: [a-z_, ]*metadata_migrated, brokers_kraft"), cut_run.describe()
+    assert "Brokers rolled as KRaft brokers" in cut_run.plays, cut_run.describe()
+    # The brokers whose restart the roll had noted (the task started) before the kill.
+    note = r"kafkaops\.cluster\.kafka_broker : Note the restart of broker (\d+)"
+    done_before = {found.group(1) for found in (re.fullmatch(note, task.name) for task in cut_run.tasks
+                                                if task.play == "Brokers rolled as KRaft brokers") if found}
+    assert done_before, cut_run.describe()
 
     resumed = runs["runs"][4]
-    assert re.search(r"This run: brokers_kraft\b(?!,)", resumed), resumed[:5000]
-    assert "Last phase done: metadata_migrated" in resumed, resumed[:5000]
-    restarted = set(re.findall(r"TASK \[kafkaops.cluster.service_common : Restart broker (\d+)\]", resumed))
+    assert _said(resumed, r"This run: brokers_kraft\b(?!,)"), resumed.describe()
+    assert _said(resumed, "Last phase done: metadata_migrated"), resumed.describe()
+    restart = r"kafkaops\.cluster\.service_common : Restart broker (\d+)"
+    restarted = {found.group(1) for found in (re.fullmatch(restart, task.name) for task in resumed.tasks) if found}
     assert restarted and not restarted & done_before, (done_before, restarted)
     ids = {str(RUNNER.get_variables(name)["kafka_broker_id"]) for name in BROKERS}
     assert done_before | restarted == ids, (done_before, restarted)
-    assert all(counts["failed"] == 0 for counts in _recap(resumed).values())
+    assert resumed.stats and all(counts["failures"] == 0 for counts in resumed.stats.values()), resumed.describe()
 
 
 def test_finalize_waits_for_the_soak(runs):
     assert runs["return_codes"] == [2]
-    assert "migration_soak_minutes" in runs["runs"][5] and "no way back" in runs["runs"][5]
-    assert "This run: finalize" in runs["runs"][6]
+    assert any("migration_soak_minutes" in message and "no way back" in message
+               for message in runs["runs"][5].failure_messages()), runs["runs"][5].describe()
+    assert _said(runs["runs"][6], "This run: finalize"), runs["runs"][6].describe()
 
 
 def test_the_upgrade_ran_every_node_on_kafka_4_and_raised_the_metadata_version(runs):
-    output = runs["runs"][8]
-    assert "Raise the metadata version to 4.4" in output
+    run = runs["runs"][8]
+    # The task started (a role's task is named "role : name").
+    assert any(task.name.split(" : ")[-1] == "Raise the metadata version to 4.4" for task in run.tasks), \
+        run.describe()
     for name in BROKERS + CONTROLLERS:
         unit = ("kafka-controller" if name in CONTROLLERS
                 else "kafka-broker-%d" % int(RUNNER.get_variables(name)["kafka_broker_id"]))
