@@ -5,12 +5,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from ansible_collections.kafkaops.cluster.plugins.module_utils import _cluster
 from ansible_collections.kafkaops.cluster.plugins.module_utils import _reassignment_planner_io as _io
-from ansible_collections.kafkaops.cluster.plugins.module_utils._log_dir_planner import (
-    SHARED_FILESYSTEM_SLACK,
-    LogDirPlanError,
-    plan_log_dirs,
-    volumes,
-)
+from ansible_collections.kafkaops.cluster.plugins.module_utils._disk_ledger import SHARED_FILESYSTEM_SLACK, volumes
+from ansible_collections.kafkaops.cluster.plugins.module_utils._log_dir_planner import LogDirPlanError, plan_log_dirs
 from ansible_collections.kafkaops.cluster.tests.unit.plugins.module_utils.log_dir_samples import GB, broker, disk
 
 
