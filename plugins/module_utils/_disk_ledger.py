@@ -370,15 +370,22 @@ def wait_for_room(ledger, batch, deadline, clock, on_wait, every):
         names = [place_name(place) for place in short]
         if due > deadline:
             raise RoomTooLate(due - clock.time(), names)
-        started = now = clock.time()
-        reported = None
-        while now < due:
-            if reported is None or now - reported >= every:
-                reported = now
-                on_wait(round(due - now, 1), names)
-            clock.sleep(min(every, due - now))
-            now = clock.time()
-        waited = dict(seconds=round(clock.time() - started, 1), places=names)
+        waited = dict(seconds=sleep_until(due, clock, lambda seconds_left: on_wait(seconds_left, names), every),
+                      places=names)
     ledger.delete(clock.time())
     ledger.start(batch)
     return waited
+
+
+def sleep_until(due, clock, on_wait, every):
+    """Sleep until due (a time of clock), calling on_wait(seconds left) as the wait starts and every `every`
+    seconds of it; returns the seconds slept."""
+    started = now = clock.time()
+    reported = None
+    while now < due:
+        if reported is None or now - reported >= every:
+            reported = now
+            on_wait(round(due - now, 1))
+        clock.sleep(min(every, due - now))
+        now = clock.time()
+    return round(now - started, 1)

@@ -376,9 +376,19 @@ def _duration(seconds):
 
 def describe_progress(status, moved="partitions moved"):
     """A line for the operator: partitions done (or what moved says), bytes copied, rate, time left, time spent,
-    and while the next batch waits for brokers to delete replicas moved off them (waiting_for_deletions: its
-    seconds_left and the places it needs room on), that."""
+    while the next batch waits for brokers to delete replicas moved off them (waiting_for_deletions: its
+    seconds_left and the places it needs room on), that, and while a balance waits to plan from disks without old
+    copies (settling: seconds_left, None while copies an earlier run left still run, and the brokers), that."""
     parts = ["%d of %d %s" % (status["done"], status["total"], moved)]
+    settling = status.get("settling")
+    if settling:
+        brokers = ", ".join(map(str, settling["brokers"]))
+        if settling["seconds_left"] is None:
+            parts.append("the plan waits for the copies running on broker(s) %s to end and their old replicas to be "
+                         "deleted" % brokers)
+        else:
+            parts.append("the plan waits %s for broker(s) %s to delete the old replicas earlier moves may have left"
+                         % (_duration(settling["seconds_left"]), brokers))
     waiting = status.get("waiting_for_deletions")
     if waiting:
         parts.append("the next batch waits %s for deletions to free room on %s"

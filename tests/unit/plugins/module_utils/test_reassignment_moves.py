@@ -157,6 +157,14 @@ def test_describe_progress_names_every_figure_it_has():
                                         seconds_left=None, waiting_for_deletions=waiting)) == (
         "2 of 3 partitions moved, the next batch waits 42 s for deletions to free room on broker 4's log dir /a, "
         "broker 4, 1 min 10 s elapsed")
+    # kafka_log_dirs' balance, waiting to plan from disks without old copies.
+    before = dict(done=0, total=3, elapsed=5, bytes_total=None, bytes_copied=None, rate=None, seconds_left=None)
+    assert moves.describe_progress(dict(before, settling=dict(seconds_left=61.5, brokers=[2, 3])), "replicas moved") \
+        == "0 of 3 replicas moved, the plan waits 1 min 02 s for broker(s) 2, 3 to delete the old replicas earlier " \
+           "moves may have left, 5 s elapsed"
+    assert moves.describe_progress(dict(before, settling=dict(seconds_left=None, brokers=[2])), "replicas moved") \
+        == "0 of 3 replicas moved, the plan waits for the copies running on broker(s) 2 to end and their old " \
+           "replicas to be deleted, 5 s elapsed"
 
 
 # ---- batches that keep every broker's disks under their limit while copying ------------------------------
