@@ -359,10 +359,10 @@ def wait_for_room(ledger, batch, deadline, clock, on_wait, every):
     """Sleep until the deletions the batch's copies need room from are done (DiskLedger.ready_at()), then let the
     copies take their room: call just before submitting the batch.
 
-    clock: time() and sleep() (the executor's time module). on_wait(seconds_left, place names) is called as the
-    wait starts and every `every` seconds of it, for a progress reading. Returns {"seconds", "places"} of the
-    wait, or None when the batch fits at once; raises RoomTooLate, without waiting, when the deletions are due
-    after deadline (a time of clock).
+    clock: time() and sleep() (the executor's time module). on_wait(waiting_for_deletions={"seconds_left", "places"
+    (their names)}) is called as the wait starts and every `every` seconds of it: a progress reading's fields.
+    Returns {"seconds", "places"} of the wait, or None when the batch fits at once; raises RoomTooLate, without
+    waiting, when the deletions are due after deadline (a time of clock).
     """
     due, short = ledger.ready_at(batch)
     waited = None
@@ -370,8 +370,8 @@ def wait_for_room(ledger, batch, deadline, clock, on_wait, every):
         names = [place_name(place) for place in short]
         if due > deadline:
             raise RoomTooLate(due - clock.time(), names)
-        waited = dict(seconds=sleep_until(due, clock, lambda seconds_left: on_wait(seconds_left, names), every),
-                      places=names)
+        waited = dict(seconds=sleep_until(due, clock, lambda seconds_left: on_wait(
+            waiting_for_deletions=dict(seconds_left=seconds_left, places=names)), every), places=names)
     ledger.delete(clock.time())
     ledger.start(batch)
     return waited

@@ -47,6 +47,7 @@ filesystem, or sizes not reported) counts only the replicas listed and needs no 
 from __future__ import absolute_import, division, print_function
 
 
+import functools
 import time
 
 try:
@@ -379,7 +380,9 @@ def execute(client, batches, throttle_rate, timeout, poll_interval, report, prog
     waits = []
 
     def reading(now, copying, later, **extra):
-        """A progress reading; copying: [(move, bytes its new copy holds)] of the moves submitted and not done."""
+        """A progress reading at now (None: the time now); copying: [(move, bytes its new copy holds)] of the moves
+        submitted and not done."""
+        now = time.time() if now is None else now
         per_broker = {}
         for move, copied in copying:
             per_broker[move["broker"]] = per_broker.get(move["broker"], 0) + max(0, move["bytes"] - copied)
@@ -392,11 +395,6 @@ def execute(client, batches, throttle_rate, timeout, poll_interval, report, prog
         progress.append(status)
         report(status)
 
-    def waiting_reading(remaining):
-        """wait_for_room()'s on_wait: a reading while the next batch (the first of remaining) waits for deletions."""
-        return lambda seconds_left, places: reading(time.time(), [], remaining, waiting_for_deletions=dict(
-            seconds_left=seconds_left, places=places))
-
     try:
         if throttle:
             throttled = throttle.apply(brokers)
@@ -405,8 +403,8 @@ def execute(client, batches, throttle_rate, timeout, poll_interval, report, prog
             later = [move for later_batch in batches[batch_index + 1:] for move in later_batch]
             if ledger is not None:
                 try:
-                    waited = wait_for_room(ledger, batch, deadline, time, waiting_reading(batch + later),
-                                           progress_every)
+                    waited = wait_for_room(ledger, batch, deadline, time,
+                                           functools.partial(reading, None, [], batch + later), progress_every)
                 except RoomTooLate as late:
                     raise LogDirMovesTimedOut(late.explain(len(done), len(moves), timeout, "replica(s)",
                                                            "the same options"), []) from None

@@ -15,6 +15,7 @@ from __future__ import absolute_import, division, print_function
 
 
 import collections
+import functools
 import json
 import time
 
@@ -305,6 +306,8 @@ def execute(client, pending, throttle_rate, max_moves_per_broker, timeout, poll_
     waits = []
 
     def reading(now, waiting, later, **extra):
+        """A progress reading at now (None: the time now)."""
+        now = time.time() if now is None else now
         remaining = _remaining_sizes(client, waiting + later) if copied_total is not None else None
         waited = sum(item["seconds"] for item in waits)
         status = progress_status(
@@ -313,11 +316,6 @@ def execute(client, pending, throttle_rate, max_moves_per_broker, timeout, poll_
         status.update(extra)
         progress.append(status)
         report(status)
-
-    def waiting_reading(remaining):
-        """wait_for_room()'s on_wait: a reading while the next batch (the first of remaining) waits for deletions."""
-        return lambda seconds_left, places: reading(time.time(), [], remaining, waiting_for_deletions=dict(
-            seconds_left=seconds_left, places=places))
 
     try:
         if throttle:
@@ -329,8 +327,8 @@ def execute(client, pending, throttle_rate, max_moves_per_broker, timeout, poll_
             later = [entry for later_batch in batches[batch_index + 1:] for entry in later_batch]
             if ledger is not None:
                 try:
-                    waited = wait_for_room(ledger, batch, started + timeout, time, waiting_reading(batch + later),
-                                           progress_every)
+                    waited = wait_for_room(ledger, batch, started + timeout, time,
+                                           functools.partial(reading, None, [], batch + later), progress_every)
                 except RoomTooLate as late:
                     raise ReassignmentTimedOut(late.explain(len(done), total, timeout, "partition(s)", "the same plan"),
                                                []) from None
