@@ -555,8 +555,9 @@ def wait_until_settled(client, brokers, state, read_at, delays, poll_interval, d
         kept = ", ".join("%d s on broker %d" % (delays.get(broker, 0), broker) for broker in brokers)
         raise KafkaAdminError("timeout: a balance by fill plans broker(s) %s from a reading taken once the old copies "
                               "earlier moves may have left there are deleted (%s: %s), %d s from now, after the "
-                              "run's timeout; raise timeout" % (", ".join(map(str, brokers)), DELETE_DELAY_KEY, kept,
-                                                               due - time.time()), field="timeout")
+                              "run's timeout; raise timeout" % (
+                                  ", ".join(map(str, brokers)), DELETE_DELAY_KEY, kept, due - time.time()),
+                              field="timeout")
     sleep_until(due, time, lambda seconds_left: report(seconds_left, brokers), every)
     return round(time.time() - started, 1)
 
