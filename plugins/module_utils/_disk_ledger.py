@@ -2,8 +2,8 @@
 # Copyright: kafkaops.cluster developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """What moves of replicas fill on the brokers' disks while they run: one account for kafka_reassignment (moves
-between brokers) and kafka_log_dirs (moves between the log dirs of one broker). Pure: no I/O; the one wait here
-takes its clock from the caller.
+between brokers) and kafka_log_dirs (moves between the log dirs of one broker). Pure: no I/O; the waits here
+take their clock from the caller.
 
 Terms
 -----
