@@ -562,6 +562,22 @@ def wait_until_settled(client, brokers, state, read_at, delays, poll_interval, d
     return round(time.time() - started, 1)
 
 
+def _read_delays(module, client, brokers, delays):
+    """delays ({broker: seconds it keeps an old copy}) with those of the brokers not in it yet: read in one round,
+    put in the result (delete_delay_ms, delete_delay_unread), Kafka's default counted and a warning where unread."""
+    missing = [broker for broker in brokers if broker not in delays]
+    if not missing:
+        return delays
+    delays_ms, unread = read_delete_delays_counted(client, missing)
+    module.result.setdefault("delete_delay_ms", {}).update((str(broker), count) for broker, count in delays_ms.items())
+    module.result.setdefault("delete_delay_unread", {}).update((str(broker), why) for broker, why in unread.items())
+    if unread:
+        module.warn(delete_delay_warning(unread))
+    found = dict(delays)
+    found.update((broker, count / 1000.0) for broker, count in delays_ms.items())
+    return found
+
+
 def _no_progress(reading):
     """Check mode's progress: none (it moves nothing, and writes no progress_file)."""
 
@@ -599,14 +615,7 @@ def run_log_dirs(module, client, inputs):
     uncordoned = set((broker, path) for unused, broker, path in inputs["uncordon"])
     field = dict(((broker, path), where + ".log_dir") for where, broker, path in inputs["evacuate"])
     plan_state, plan, moves = _plan(state, brokers, evacuate, params, inputs, uncordoned, field)
-    delays = None
-    if moves:
-        delays_ms, unread = read_delete_delays_counted(client, brokers)
-        delays = dict((broker, count / 1000.0) for broker, count in delays_ms.items())
-        result.update(delete_delay_ms=dict((str(broker), count) for broker, count in delays_ms.items()),
-                      delete_delay_unread=dict((str(broker), why) for broker, why in unread.items()))
-        if unread:
-            module.warn(delete_delay_warning(unread))
+    delays = _read_delays(module, client, brokers, {}) if moves else None
     # Refused here, before any change, when no order keeps the fill.
     batches, peaks = order_moves(moves, plan_state, params["max_moves_per_broker"], inputs["max_disk_fill"], delays)
     changes = cordon_changes(state, evacuate, inputs["uncordon"], cordon)
@@ -638,6 +647,8 @@ def run_log_dirs(module, client, inputs):
         state = read_log_dirs(client, asked)
         brokers, evacuate = check_against_brokers(inputs, params, state, live)
         plan_state, plan, moves = _plan(state, brokers, evacuate, params, inputs, uncordoned, field)
+        # The brokers to plan are those of the first reading, unless one changed its log dirs meanwhile.
+        delays = _read_delays(module, client, brokers, delays)
         batches, peaks = order_moves(moves, plan_state, params["max_moves_per_broker"], inputs["max_disk_fill"],
                                      delays)
     result.update(
