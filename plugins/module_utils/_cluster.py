@@ -20,6 +20,11 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._certificates imp
     expiry_sentence,
     read_served_certificates,
 )
+from ansible_collections.kafkaops.cluster.plugins.module_utils._disk_ledger import (
+    DELETE_DELAY_DEFAULT_MS,
+    DELETE_DELAY_KEY,
+    volumes,
+)
 from ansible_collections.kafkaops.cluster.plugins.module_utils._input_errors import InputError
 from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin import (
     KafkaAdminError,
@@ -30,7 +35,6 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin impo
     error_name,
     run_side_by_side,
 )
-from ansible_collections.kafkaops.cluster.plugins.module_utils._log_dir_planner import volumes
 
 # Where a topic config value comes from when it was set on the topic itself.
 TOPIC_OVERRIDE_SOURCE = "DYNAMIC_TOPIC_CONFIG"
@@ -39,11 +43,6 @@ THROTTLE_RATE_KEYS = ("leader.replication.throttled.rate", "follower.replication
 THROTTLED_REPLICAS_KEYS = ("leader.replication.throttled.replicas", "follower.replication.throttled.replicas")
 # Where a broker config value comes from when it was set at run time, on one broker or on all of them.
 DYNAMIC_BROKER_SOURCES = ("DYNAMIC_BROKER_CONFIG", "DYNAMIC_DEFAULT_BROKER_CONFIG")
-# How long a broker keeps a replica it no longer hosts before deleting its files: the broker's name of the log
-# config file.delete.delay.ms, set in server.properties or at run time (per broker or cluster-wide), and Kafka's
-# default for it. The broker renames the replica's log for deletion at once, and DescribeLogDirs stops listing it.
-DELETE_DELAY_KEY = "log.segment.delete.delay.ms"
-DELETE_DELAY_DEFAULT_MS = 60000
 # DescribeQuorum: brokers of a KRaft cluster advertise it in ApiVersions, ZooKeeper-mode brokers do not.
 DESCRIBE_QUORUM_API_KEY = 55
 # What kafka_cluster_info lists of each topic's partitions: every one, the problem ones, none.
@@ -237,6 +236,24 @@ def read_delete_delays(client, broker_ids):
         except (TypeError, ValueError):
             unread[broker] = "its answer holds no %s" % DELETE_DELAY_KEY
     return delays, unread
+
+
+def read_delete_delays_counted(client, broker_ids):
+    """({broker: its DELETE_DELAY_KEY in ms, as counted}, {broker: why it could not be read}): read_delete_delays()
+    with Kafka's default counted for the brokers not read."""
+    delays, unread = read_delete_delays(client, broker_ids)
+    delays.update((broker, DELETE_DELAY_DEFAULT_MS) for broker in unread)
+    return delays, unread
+
+
+def delete_delay_warning(unread):
+    """The warning for the brokers whose delete delay could not be read ({broker: why}), or None."""
+    if not unread:
+        return None
+    return ("%s could not be read from broker(s) %s, so Kafka's default (%d ms) is counted for how long they keep a "
+            "replica moved off them: where it is set higher, a copy that needs that room may land before the replica "
+            "is deleted" % (DELETE_DELAY_KEY, "; ".join("%d (%s)" % item for item in sorted(unread.items())),
+                            DELETE_DELAY_DEFAULT_MS))
 
 
 def _asked_topics(topics):

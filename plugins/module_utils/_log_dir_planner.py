@@ -14,13 +14,17 @@ Terms
 * A broker's *open* dirs: online, not cordoned and not being evacuated. Only they receive replicas (Kafka
   refuses AlterReplicaLogDirs into a cordoned or offline dir).
 * A *volume*: the filesystem a dir is on. Dirs of one broker that report the same total bytes and usable bytes
-  within ``SHARED_FILESYSTEM_SLACK`` (64 MiB: files written between two dirs' answers) are one (``volumes``);
-  the brokers' disks (_cluster) and the one-host check of the reassignment planner count by the same rule.
+  within ``SHARED_FILESYSTEM_SLACK`` (64 MiB: files written between two dirs' answers) are one (``volumes``,
+  _disk_ledger); the brokers' disks (_cluster) and the one-host check of the reassignment planner count by the
+  same rule.
 * ``L_d``: what dir d holds. With *capacity* weights (every open dir reports its volume's total bytes,
   Kafka 3.3+, and no two of them are on one volume) it is the volume's used bytes (total - usable:
   other files count, they never move) and ``w_d`` its total bytes; otherwise (*bytes* weights: sizes not
   reported, or dirs on one filesystem, where a move changes no volume's fill) ``L_d`` is the bytes of the
-  replicas in d and ``w_d = 1``. The *fill* of d is ``L_d / w_d``.
+  replicas in d and ``w_d = 1``. The *fill* of d is ``L_d / w_d``. The used bytes also count the old copy of a
+  replica moved off the volume until its broker deletes it, and nothing Kafka reports tells such a copy from
+  other files: kafka_log_dirs plans a balance by capacity from a reading taken once they are gone
+  (_log_dirs.wait_until_settled), so that they do not read as fill.
 * ``imbalance``: the largest fill over the mean fill (sum of L over sum of w) of the open dirs; 1.0 is even.
 * ``bytes_moved``: the sizes of the replicas whose dir changes: each is copied once, on its broker.
 
@@ -36,6 +40,8 @@ How the plan is found
    every step and takes finitely many values, so this ends; it ends with no such move from any dir to a
    less full one, or every fill within half a per cent of the mean. Planning again on the result finds
    the same end at once: nothing moves.
+3. Order (``order_moves``): the moves in batches, each copy fitting its filesystem beside the old replicas of
+   earlier moves not yet deleted (the one DiskLedger kafka_reassignment orders its moves with).
 
 The lower bound
 ---------------
@@ -90,6 +96,16 @@ from __future__ import absolute_import, division, print_function
 import fractions
 import math
 
+from ansible_collections.kafkaops.cluster.plugins.module_utils._disk_ledger import (
+    CapacityOrderError,
+    DiskLedger,
+    Filesystems,
+    cut_batches,
+    disk_room,
+    ledger_peaks,
+    size_text,
+    volumes,
+)
 from ansible_collections.kafkaops.cluster.plugins.module_utils._input_errors import InputError
 
 # Fills within this fraction of the mean count as even: past it a move copies bytes for a gain no disk notices.
@@ -100,44 +116,6 @@ MOST_BALANCE_STEPS = 100000
 
 class LogDirPlanError(InputError):
     """A plan the brokers' log dirs cannot carry; field names the option (evacuate[0].log_dir, brokers)."""
-
-
-def size_text(count):
-    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if count >= scale:
-            return "%.1f %s" % (count / float(scale), unit)
-    return "%d B" % count
-
-
-# Two figures of one filesystem read a moment apart: the same total bytes, the usable bytes this close (other
-# files are written between two dirs' answers).
-SHARED_FILESYSTEM_SLACK = 64 << 20
-
-
-def same_filesystem(first, second):
-    """Whether two (total bytes, usable bytes) figures of one broker's dirs are of one filesystem."""
-    return first[0] == second[0] and abs(first[1] - second[1]) <= SHARED_FILESYSTEM_SLACK
-
-
-def volumes(dirs):
-    """{path: volume} of one broker's dirs ({path: {"total_bytes", "usable_bytes"}}, None when not reported).
-
-    A volume is ("volume", total, usable) of the first dir (by path) of a filesystem; a later dir joins the first
-    volume it is the same filesystem as (same_filesystem). A dir that does not report its size is ("dir", path).
-    Every count of a broker's disks goes through here, so that a filesystem counts once wherever it is counted.
-    """
-    found, seen = {}, []
-    for path in sorted(dirs):
-        total, usable = dirs[path]["total_bytes"], dirs[path]["usable_bytes"]
-        if total is None or total <= 0 or usable is None or usable < 0:
-            found[path] = ("dir", path)
-            continue
-        joined = [volume for volume in seen if same_filesystem(volume[1:], (total, usable))]
-        if not joined:
-            joined = [("volume", total, usable)]
-            seen.append(joined[0])
-        found[path] = joined[0]
-    return found
 
 
 class _Broker(object):
@@ -350,63 +328,61 @@ def plan_log_dirs(brokers, evacuate=None, balance=False, topics=None, max_disk_f
                 brokers=summary)
 
 
-def order_moves(moves, brokers, max_moves_per_broker, max_disk_fill):
-    """The moves cut into batches: per broker at most max_moves_per_broker, each copy fitting its volume.
+def _move_effects(filesystems):
+    """DiskLedger's effects of kafka_log_dirs' moves: a copy fills the filesystem of the dir it goes to, and the
+    replica it replaces frees the filesystem of the dir it leaves once its broker deletes it. A move inside one
+    filesystem gains and frees the same place: it holds the copy beside the old replica until then."""
+    def effects(move):
+        return ({filesystems.place_of[(move["broker"], move["to_dir"])]: move["bytes"]},
+                {filesystems.place_of[(move["broker"], move["from_dir"])]: move["bytes"]})
+    return effects
 
-    A copy fills its target dir's volume before Kafka deletes the source (a move inside one filesystem needs
-    the room for a while too), so a move waits for a later batch until the volume, with the batch's other
-    copies, stays at or below max_disk_fill; a batch's moves free their sources once it completes. A move
-    already in progress (in_progress true) goes first, whatever the room. Volumes that do not report their
-    size are not limited. Returns (batches, {broker: {path: the most bytes its volume holds meanwhile}});
-    raises LogDirPlanError (field max_disk_fill) when moves remain and none fits.
+
+def log_dir_ledger(brokers, max_disk_fill, delays=None):
+    """(the DiskLedger of kafka_log_dirs' moves on the brokers, their Filesystems).
+
+    brokers: as plan_log_dirs takes them. Each filesystem of a broker's dirs is a place, a broker whose dirs share
+    one having one, with the room it has below max_disk_fill of its size; one that does not report its size is not
+    limited. delays: {broker: seconds it keeps a replica moved off a dir} (none: deleted at once).
+
+    A broker's disks as a whole are no place here, unlike kafka_reassignment's, which copies between brokers: a
+    move between the dirs of a broker fills one filesystem and frees another, and it is each filesystem that can
+    run out of room. Held to their sum as well, a broker with a filesystem above the fill and the others not far
+    below it could not be relieved at all: the copy would pass the sum while the full filesystem still held the
+    old replica. With every filesystem within its fill (or what it held when that was more), the broker's disks
+    hold at most the sum of those limits: within max_disk_fill of their size wherever none starts above it.
     """
-    used, total, volume_of = {}, {}, {}
-    for broker_id, state in brokers.items():
-        for path, volume in volumes(state["dirs"]).items():
-            volume = (broker_id,) + volume
-            volume_of[(broker_id, path)] = volume
-            if volume[1] == "volume":
-                total[volume] = volume[2]
-                used[volume] = volume[2] - volume[3]
-    peaks = dict(used)
-    batches, remaining = [], list(moves)
-    while remaining:
-        batch, later, short, count, gained = [], [], [], {}, {}
-        for move in remaining:
-            target = volume_of[(move["broker"], move["to_dir"])]
-            lacking = target in used and used[target] + gained.get(target, 0) + move["bytes"] > int(
-                max_disk_fill * total[target])
-            if move.get("in_progress") or (count.get(move["broker"], 0) < max_moves_per_broker and not lacking):
-                batch.append(move)
-                count[move["broker"]] = count.get(move["broker"], 0) + 1
-                gained[target] = gained.get(target, 0) + move["bytes"]
-            else:
-                later.append(move)
-                if lacking:
-                    short.append(move)
-        if not batch:
-            shown = ["%s-%d to %s on broker %d (%s; its volume holds %s of %s)" % (
-                move["topic"], move["partition"], move["to_dir"], move["broker"], size_text(move["bytes"]),
-                size_text(used[volume_of[(move["broker"], move["to_dir"])]]),
-                size_text(total[volume_of[(move["broker"], move["to_dir"])]])) for move in short[:5]]
-            raise LogDirPlanError("max_disk_fill", "a copy lands before Kafka deletes its source, and none of the "
-                                  "%d move(s) left fits below %s of its volume: %s. Free space, or raise "
-                                  "max_disk_fill" % (len(remaining), max_disk_fill, "; ".join(shown)))
-        for volume, count_bytes in gained.items():
-            if volume in used:
-                used[volume] += count_bytes
-                peaks[volume] = max(peaks[volume], used[volume])
-        for move in batch:
-            source = volume_of[(move["broker"], move["from_dir"])]
-            if source in used:
-                used[source] -= move["bytes"]
-        batches.append(batch)
-        remaining = later
-    by_broker = {}
-    for (broker_id, path), volume in sorted(volume_of.items()):
-        if volume in peaks:
-            by_broker.setdefault(broker_id, {})[path] = peaks[volume]
-    return batches, by_broker
+    filesystems = Filesystems(brokers)
+    held = dict((place, figures["used_bytes"]) for place, figures in filesystems.figures.items())
+    room = disk_room(filesystems.figures, max_disk_fill)
+    return DiskLedger(room, _move_effects(filesystems), held, delays), filesystems
+
+
+def order_moves(moves, brokers, max_moves_per_broker, max_disk_fill, delays=None):
+    """The moves cut into batches: per broker at most max_moves_per_broker, each copy fitting its filesystem.
+
+    A copy fills the filesystem of its new dir before its broker deletes the replica it replaces, which happens
+    log.segment.delete.delay.ms after the move completes (a move inside one filesystem needs the room for that
+    long too). So a move waits for a later batch until its filesystem, with the batch's other copies, stays at or
+    below max_disk_fill, counting the old replicas of earlier batches as freed: the executor starts a batch only
+    once the deletions its copies need room from are done, waiting for them (DiskLedger, cut_batches). A move
+    already in progress (in_progress true) goes first, whatever the room; it counts its whole size, what it has
+    copied already included. Filesystems that do not report their size are not limited.
+
+    Returns (batches, {broker: {path: the most bytes its filesystem holds meanwhile}}), counting with delays
+    ({broker: seconds}) each old replica until a batch waits for its room (ledger_peaks: at most the fill where
+    a batch waited; exact with no delay). Raises LogDirPlanError (field max_disk_fill) when moves remain and none
+    fits even once every earlier old replica is deleted.
+    """
+    ledger, filesystems = log_dir_ledger(brokers, max_disk_fill)
+    try:
+        batches = cut_batches(moves, max_moves_per_broker, lambda move: [move["broker"]], ledger)
+    except CapacityOrderError as error:
+        raise LogDirPlanError("max_disk_fill", "a copy lands before its broker deletes the replica it replaces, so "
+                              "no log dir's filesystem may pass %s of its size while the moves copy, and %s. Free "
+                              "space there, or raise max_disk_fill" % (max_disk_fill, error)) from None
+    peaks = ledger_peaks(batches, log_dir_ledger(brokers, max_disk_fill, delays)[0])
+    return batches, filesystems.per_log_dir(peaks, brokers)
 
 
 def place_arrivals(brokers, arrivals, departures=(), max_disk_fill=0.85):

@@ -9,11 +9,45 @@ them, plans with the pure planner (_log_dir_planner.py), then cordons the dirs t
 replica sits in its new dir with no future replica left, then removes the throttle. A timeout keeps the
 throttle on the brokers still copying (unthrottled, the copies could saturate their disks) and removes it
 everywhere else; a re-run with the same throttle waits for them and removes it.
+
+Old copies
+----------
+A move between the dirs of a broker copies the replica into its new dir; once the copy has caught up it takes
+the old replica's place, and the broker renames the old one for deletion and deletes it
+log.segment.delete.delay.ms later (60 s by default). DescribeLogDirs stops listing it at once, but its
+filesystem's usable bytes count it until then. While the moves run, one DiskLedger (_disk_ledger, shared with
+kafka_reassignment) counts each old copy on its filesystem until its broker's delay has passed since the move
+was seen complete, and a batch whose copies need that room waits for the deletions. The delays are read once a
+run, of the planned brokers, when anything is to move; where one cannot be read Kafka's default is counted and
+the run warns.
+
+What a balance reads
+--------------------
+A balance by fill (the planner's capacity weights) weighs each filesystem by its used bytes: total less usable,
+so other files count, and so do old copies until they are deleted. Kafka reports no more than each dir's
+filesystem's total and usable bytes and each replica's size: the bytes not accounted for (used less the replicas
+listed) hold old copies and other files alike, and no single reading tells them apart. Read as fill, old copies
+make a dir that has just given replicas look as full as before it gave them: a balance asked again within the
+delay would move more, and once they are deleted the dirs would be uneven the other way. Counting only the
+replicas' bytes instead would leave out what does fill a disk besides them: other files, and the blocks a
+filesystem keeps for root.
+
+So a broker balanced by fill is planned only from a reading taken when no old copy can be left on its disks
+(wait_until_settled). When the first reading's plan moves anything on such a broker, the run waits until no
+copy runs there (a move an earlier run left copying ends in an old copy too), then its broker's delay and one
+poll interval more, reads again and plans from that: old copies of every move that ended before are gone by
+then. A balance run twice within the delay thus moves nothing the second time: it waits, finds the dirs as the
+first left them, and plans nothing. A first reading that plans nothing is taken as it is, so a run with nothing
+to do does not wait: an old copy there can only make the dir that gave look fuller, which may hide a move for a
+later run, never make one. The wait is the price of a balance that moves: the delay (60 s by default) before its
+first copy, check mode included, since it must plan what the run would. A balance by bytes (dirs on one
+filesystem, or sizes not reported) counts only the replicas listed and needs no wait.
 """
 
 from __future__ import absolute_import, division, print_function
 
 
+import functools
 import time
 
 try:
@@ -27,13 +61,25 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._broker_configs i
     alter_dynamic_configs,
     read_dynamic_configs,
 )
-from ansible_collections.kafkaops.cluster.plugins.module_utils._cluster import log_dir_state, read_brokers
+from ansible_collections.kafkaops.cluster.plugins.module_utils._cluster import (
+    delete_delay_warning,
+    log_dir_state,
+    read_brokers,
+    read_delete_delays_counted,
+)
+from ansible_collections.kafkaops.cluster.plugins.module_utils._disk_ledger import (
+    DELETE_DELAY_KEY,
+    RoomTooLate,
+    sleep_until,
+    wait_for_room,
+)
 from ansible_collections.kafkaops.cluster.plugins.module_utils._input_errors import InputError
 from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin import (
     KafkaAdminError,
     describe_error,
 )
 from ansible_collections.kafkaops.cluster.plugins.module_utils._log_dir_planner import (
+    log_dir_ledger,
     order_moves,
     plan_log_dirs,
 )
@@ -310,23 +356,63 @@ def finished(state, moves):
     return complete, copying
 
 
-def execute(client, batches, throttle_rate, timeout, poll_interval, report, progress_every=10):
-    """Throttle, submit batch by batch, wait for each, remove the throttle: a summary, or KafkaAdminError."""
+def execute(client, batches, throttle_rate, timeout, poll_interval, report, progress_every=10, ledger=None,
+            deadline=None):
+    """Throttle, submit batch by batch, wait for each, remove the throttle: a summary, or KafkaAdminError.
+
+    The waits end by deadline (a time.time(); default timeout seconds from now), and a timeout names timeout.
+
+    ledger: log_dir_ledger()'s DiskLedger of the moves, with the brokers' delete delays. A move's old replica then
+    counts on its filesystem until its broker's delay has passed since the move was seen complete, and a batch
+    whose copies need that room waits for the deletions before it is submitted (a reading with
+    waiting_for_deletions every progress_every seconds meanwhile; deletion_waits in the summary says which batch
+    waited, how long and for which dirs). A wait that would pass the timeout fails at once, nothing in flight.
+    """
     started = time.time()
+    deadline = started + timeout if deadline is None else deadline
     throttle = DirCopyThrottle(client, throttle_rate) if throttle_rate else None
     moves = [move for batch in batches for move in batch]
     brokers = sorted(set(move["broker"] for move in moves))
     total_bytes = sum(move["bytes"] for move in moves)
     progress, done, last_error = [], [], None
     throttled = []
+    # [{batch, seconds, places}] of the waits for deletions a batch's copies needed the room of.
+    waits = []
+
+    def reading(now, copying, later, **extra):
+        """A progress reading at now (None: the time now); copying: [(move, bytes its new copy holds)] of the moves
+        submitted and not done."""
+        now = time.time() if now is None else now
+        per_broker = {}
+        for move, copied in copying:
+            per_broker[move["broker"]] = per_broker.get(move["broker"], 0) + max(0, move["bytes"] - copied)
+        for move in later:
+            per_broker[move["broker"]] = per_broker.get(move["broker"], 0) + move["bytes"]
+        waited = sum(item["seconds"] for item in waits)
+        status = progress_status(len(done), len(moves), now - started, now - started - waited, total_bytes,
+                                 (per_broker, sum(per_broker.values())), throttle_rate)
+        status.update(extra)
+        progress.append(status)
+        report(status)
+
     try:
         if throttle:
             throttled = throttle.apply(brokers)
         last_report = time.time()
         for batch_index, batch in enumerate(batches):
+            later = [move for later_batch in batches[batch_index + 1:] for move in later_batch]
+            if ledger is not None:
+                try:
+                    waited = wait_for_room(ledger, batch, deadline, time,
+                                           functools.partial(reading, None, [], batch + later), progress_every)
+                except RoomTooLate as late:
+                    raise LogDirMovesTimedOut(late.explain(len(done), len(moves), timeout, "replica(s)",
+                                                           "the same options"), []) from None
+                if waited:
+                    waits.append(dict(batch=batch_index + 1, **waited))
+                    last_report = time.time()
             submit(client, batch)
             waiting = list(batch)
-            later = [move for later_batch in batches[batch_index + 1:] for move in later_batch]
             while waiting:
                 copying = {}
                 try:
@@ -340,24 +426,17 @@ def execute(client, batches, throttle_rate, timeout, poll_interval, report, prog
                     # A busy broker may miss one poll; the timeout still bounds the wait.
                     last_error, complete = describe_error(error), []
                 done.extend(complete)
+                if complete and ledger is not None:
+                    ledger.complete(complete, time.time())
                 now = time.time()
                 if complete or now - last_report >= progress_every:
                     last_report = now
-                    per_broker = {}
-                    for index, move in enumerate(waiting):
-                        if move not in complete:
-                            left = max(0, move["bytes"] - copying.get(index, 0))
-                            per_broker[move["broker"]] = per_broker.get(move["broker"], 0) + left
-                    for move in later:
-                        per_broker[move["broker"]] = per_broker.get(move["broker"], 0) + move["bytes"]
-                    status = progress_status(len(done), len(moves), now - started, now - started, total_bytes,
-                                             (per_broker, sum(per_broker.values())), throttle_rate)
-                    progress.append(status)
-                    report(status)
+                    reading(now, [(move, copying.get(index, 0)) for index, move in enumerate(waiting)
+                                  if move not in complete], later)
                 waiting = [move for move in waiting if move not in complete]
                 if not waiting:
                     break
-                if time.time() - started > timeout:
+                if time.time() > deadline:
                     still = ["%s: %s -> %s" % (_label(move), move["from_dir"], move["to_dir"]) for move in waiting]
                     raise LogDirMovesTimedOut("timed out after %d s with %d of %d replica(s) moved; still moving: "
                                               "%s%s.%s" % (timeout, len(done), len(moves), ", ".join(still[:20]),
@@ -378,8 +457,12 @@ def execute(client, batches, throttle_rate, timeout, poll_interval, report, prog
     if throttle:
         throttle.remove()
     elapsed = time.time() - started
-    return dict(moved=len(done), progress=progress, throttled=throttled, elapsed=round(elapsed, 1),
-                rate=int(round(total_bytes / elapsed)) if elapsed > 0 else None)
+    waited = sum(item["seconds"] for item in waits)
+    summary = dict(moved=len(done), progress=progress, throttled=throttled, elapsed=round(elapsed, 1),
+                   rate=int(round(total_bytes / (elapsed - waited))) if elapsed - waited > 0 else None)
+    if ledger is not None:
+        summary.update(deletion_waits=waits, deletion_wait_seconds=round(waited, 1))
+    return summary
 
 
 # ---- the module's run ------------------------------------------------------------------------
@@ -432,13 +515,90 @@ def _diff(plan_state, moves):
     return dict(before=before, after=after)
 
 
+def brokers_to_settle(plan, moves, balance):
+    """The brokers a balance weighs by fill (capacity weights) and moves something on: their plan must come from a
+    reading without old copies (the module docstring)."""
+    if not balance:
+        return []
+    moving = set(move["broker"] for move in moves)
+    return sorted(broker for broker in moving if plan["brokers"].get(broker, {}).get("weights") == "capacity")
+
+
+def wait_until_settled(client, brokers, state, read_at, delays, poll_interval, deadline, report, every):
+    """Return, with the seconds waited, once the brokers' disks hold no old copy of a replica moved off a dir before
+    now: then a reading of them is one a balance by fill may plan from (the module docstring says why).
+
+    state: read_log_dirs()'s reading of the brokers, taken at read_at. While a copy an earlier run left running
+    (a future replica) is seen on them, it reads again every poll_interval: such a move ends in an old copy too.
+    From the first reading without one, every old copy was renamed for deletion by then and goes within its
+    broker's delay (delays {broker: seconds}); it sleeps that long from that reading, and one poll_interval more
+    for the deletion itself. report(seconds left, or None while copies run, brokers) as the wait starts and every
+    `every` seconds. Raises KafkaAdminError (field timeout) when the wait would pass deadline.
+    """
+    started = time.time()
+    reported = None
+    while any(state.get(broker, {}).get("future") for broker in brokers):
+        now = time.time()
+        if now > deadline:
+            raise KafkaAdminError("timeout: copies an earlier run left on broker(s) %s are still running, and a "
+                                  "balance by fill plans only once they are done and their old copies deleted; run "
+                                  "again with the same options and throttle once they are done"
+                                  % ", ".join(map(str, brokers)), field="timeout")
+        if reported is None or now - reported >= every:
+            reported = now
+            report(None, brokers)
+        time.sleep(poll_interval)
+        state = read_log_dirs(client, brokers)
+        read_at = time.time()
+    due = read_at + max(delays.get(broker, 0) for broker in brokers) + poll_interval
+    if due > deadline:
+        kept = ", ".join("%d s on broker %d" % (delays.get(broker, 0), broker) for broker in brokers)
+        raise KafkaAdminError("timeout: a balance by fill plans broker(s) %s from a reading taken once the old copies "
+                              "earlier moves may have left there are deleted (%s: %s), %d s from now, after the "
+                              "run's timeout; raise timeout" % (
+                                  ", ".join(map(str, brokers)), DELETE_DELAY_KEY, kept, due - time.time()),
+                              field="timeout")
+    sleep_until(due, time, lambda seconds_left: report(seconds_left, brokers), every)
+    return round(time.time() - started, 1)
+
+
+def _read_delays(module, client, brokers, delays):
+    """delays ({broker: seconds it keeps an old copy}) with those of the brokers not in it yet: read in one round,
+    put in the result (delete_delay_ms, delete_delay_unread), Kafka's default counted and a warning where unread."""
+    missing = [broker for broker in brokers if broker not in delays]
+    if not missing:
+        return delays
+    delays_ms, unread = read_delete_delays_counted(client, missing)
+    module.result.setdefault("delete_delay_ms", {}).update((str(broker), count) for broker, count in delays_ms.items())
+    module.result.setdefault("delete_delay_unread", {}).update((str(broker), why) for broker, why in unread.items())
+    if unread:
+        module.warn(delete_delay_warning(unread))
+    found = dict(delays)
+    found.update((broker, count / 1000.0) for broker, count in delays_ms.items())
+    return found
+
+
+def _no_progress(reading):
+    """Check mode's progress: none (it moves nothing, and writes no progress_file)."""
+
+
+def _plan(state, brokers, evacuate, params, inputs, uncordoned, field):
+    """(the planner's brokers, the plan, the moves: those an earlier run left running, then the plan's)."""
+    plan_state = _planner_state(state, brokers, uncordoned)
+    plan = plan_log_dirs(plan_state, evacuate, params["balance"], params["topics"], inputs["max_disk_fill"], field)
+    return plan_state, plan, _in_flight_moves(state, plan_state, plan) + plan["moves"]
+
+
 def run_log_dirs(module, client, inputs):
     """kafka_log_dirs: plan, cordon, move and wait, filling module.result (check mode: the plan alone)."""
     params, result = module.params, module.result
+    deadline = time.time() + params["timeout"]
     live = [broker["id"] for broker in read_brokers(client)["brokers"]]
-    asked = set(params["brokers"] or live) | set(broker for unused, broker, unused in inputs["evacuate"]) | set(
-        broker for unused, broker, unused in inputs["uncordon"])
-    state = read_log_dirs(client, sorted(set(live) & asked))
+    asked = sorted(set(live) & (set(params["brokers"] or live) | set(
+        broker for unused, broker, unused in inputs["evacuate"]) | set(
+        broker for unused, broker, unused in inputs["uncordon"])))
+    state = read_log_dirs(client, asked)
+    read_at = time.time()
     brokers, evacuate = check_against_brokers(inputs, params, state, live)
     asked_for_cordons = bool(inputs["evacuate"] or inputs["uncordon"])
     level = read_metadata_level(client) if asked_for_cordons else None
@@ -453,22 +613,49 @@ def run_log_dirs(module, client, inputs):
                                        CORDON_METADATA_LEVEL, "level %d" % level if level is not None else
                                        "not finalized (ZooKeeper mode or brokers before Kafka 2.4)"))
     uncordoned = set((broker, path) for unused, broker, path in inputs["uncordon"])
-    plan_state = _planner_state(state, brokers, uncordoned)
     field = dict(((broker, path), where + ".log_dir") for where, broker, path in inputs["evacuate"])
-    plan = plan_log_dirs(plan_state, evacuate, params["balance"], params["topics"], inputs["max_disk_fill"], field)
-    moves = _in_flight_moves(state, plan_state, plan) + plan["moves"]
-    batches, peaks = order_moves(moves, plan_state, params["max_moves_per_broker"], inputs["max_disk_fill"])
+    plan_state, plan, moves = _plan(state, brokers, evacuate, params, inputs, uncordoned, field)
+    delays = _read_delays(module, client, brokers, {}) if moves else None
+    # Refused here, before any change, when no order keeps the fill.
+    batches, peaks = order_moves(moves, plan_state, params["max_moves_per_broker"], inputs["max_disk_fill"], delays)
     changes = cordon_changes(state, evacuate, inputs["uncordon"], cordon)
     result.update(
-        changed=bool(moves or changes), moves=moves, bytes_moved=plan["bytes_moved"],
-        bytes_moved_lower_bound=plan["bytes_moved_lower_bound"],
-        cordon_supported=supported if asked_for_cordons else None,
-        brokers=dict((str(broker), summary) for broker, summary in plan["brokers"].items()),
-        disk_peak_bytes=dict((str(broker), by_dir) for broker, by_dir in peaks.items()),
+        changed=bool(changes), cordon_supported=supported if asked_for_cordons else None,
         cordoned=dict((str(broker), sorted(set(after) - set(before))) for broker, (before, after) in changes.items()
                       if set(after) - set(before)),
         uncordoned=dict((str(broker), sorted(set(before) - set(after))) for broker, (before, after) in changes.items()
                         if set(before) - set(after)))
+    report = _no_progress
+    if not module.check_mode:
+        report = module.progress_reporter("kafka_log_dirs", lambda reading: describe_progress(
+            reading, "replicas moved"), params["progress_file"])
+        for broker, (_now, after) in sorted(changes.items()):
+            set_cordoned(client, broker, after)
+        if changes:
+            wait_until_cordons_apply(client, changes)
+    settling = brokers_to_settle(plan, moves, params["balance"])
+    if settling:
+        started = time.time()
+
+        def settle_reading(seconds_left, waiting_on):
+            report(dict(progress_status(0, len(moves), time.time() - started, 0, None, None, None),
+                        settling=dict(seconds_left=seconds_left, brokers=waiting_on)))
+
+        seconds = wait_until_settled(client, settling, state, read_at, delays, params["poll_interval"], deadline,
+                                     settle_reading, params["progress_interval"])
+        result["settle_wait"] = dict(brokers=settling, seconds=seconds)
+        state = read_log_dirs(client, asked)
+        brokers, evacuate = check_against_brokers(inputs, params, state, live)
+        plan_state, plan, moves = _plan(state, brokers, evacuate, params, inputs, uncordoned, field)
+        # The brokers to plan are those of the first reading, unless one changed its log dirs meanwhile.
+        delays = _read_delays(module, client, brokers, delays)
+        batches, peaks = order_moves(moves, plan_state, params["max_moves_per_broker"], inputs["max_disk_fill"],
+                                     delays)
+    result.update(
+        changed=bool(moves or changes), moves=moves, bytes_moved=plan["bytes_moved"],
+        bytes_moved_lower_bound=plan["bytes_moved_lower_bound"],
+        brokers=dict((str(broker), summary) for broker, summary in plan["brokers"].items()),
+        disk_peak_bytes=dict((str(broker), by_dir) for broker, by_dir in peaks.items()))
     if module.diff:
         result["diff"] = _diff(plan_state, moves)
         for broker, (before, after) in changes.items():
@@ -480,10 +667,6 @@ def run_log_dirs(module, client, inputs):
                         "cordon: false" if supported else "the cluster cannot cordon before metadata.version 4.3-IV0"))
     if module.check_mode:
         return
-    for broker, (_now, after) in sorted(changes.items()):
-        set_cordoned(client, broker, after)
-    if changes:
-        wait_until_cordons_apply(client, changes)
     if not moves:
         if params["throttle"]:
             # Everything is in place: a throttle a timed-out run left on its copies goes now.
@@ -494,8 +677,6 @@ def run_log_dirs(module, client, inputs):
         for batch in batches:
             submit(client, batch)
         return
-
-    report = module.progress_reporter("kafka_log_dirs", lambda reading: describe_progress(reading, "replicas moved"),
-                                      params["progress_file"])
     result.update(execute(client, batches, params["throttle"], params["timeout"], params["poll_interval"], report,
-                          params["progress_interval"]))
+                          params["progress_interval"], log_dir_ledger(plan_state, inputs["max_disk_fill"], delays)[0],
+                          deadline))

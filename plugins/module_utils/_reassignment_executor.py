@@ -15,6 +15,7 @@ from __future__ import absolute_import, division, print_function
 
 
 import collections
+import functools
 import json
 import time
 
@@ -24,15 +25,24 @@ except ImportError:
     TopicPartition = TopicPartitionReplica = None
 
 from ansible_collections.kafkaops.cluster.plugins.module_utils._cluster import (
-    DELETE_DELAY_DEFAULT_MS,
-    DELETE_DELAY_KEY,
     current_assignment,
+    delete_delay_warning,
     read_brokers,
     read_copies_and_disks,
-    read_delete_delays,
+    read_delete_delays_counted,
     read_partition_sizes,
     read_reassignments,
     read_topics,
+)
+from ansible_collections.kafkaops.cluster.plugins.module_utils._disk_ledger import (
+    CapacityOrderError,
+    DiskLedger,
+    RoomTooLate,
+    disk_room,
+    place_name,
+    place_order,
+    size_text,
+    wait_for_room,
 )
 from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin import (
     KafkaAdminError,
@@ -40,7 +50,6 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin impo
     forget_controller,
 )
 from ansible_collections.kafkaops.cluster.plugins.module_utils._leader_election import elect as ask_for_elections
-from ansible_collections.kafkaops.cluster.plugins.module_utils._log_dir_planner import size_text
 from ansible_collections.kafkaops.cluster.plugins.module_utils._log_dirs import finished as in_their_dirs
 from ansible_collections.kafkaops.cluster.plugins.module_utils._log_dirs import read_log_dirs
 from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_throttle import (
@@ -48,8 +57,6 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_thr
     remove_after_failure,
 )
 from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_moves import (
-    CapacityOrderError,
-    DiskLedger,
     LogDirPlaces,
     PlanInputError,
     bytes_left,
@@ -58,14 +65,12 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_mov
     copies_within_brokers,
     describe_progress,
     disk_peaks,
-    disk_room,
     expected_seconds,
     make_batches,
     parse_log_dirs,
     parse_plan,
-    place_name,
-    place_order,
     progress_status,
+    reassignment_effects,
 )
 
 
@@ -244,8 +249,7 @@ def check_disk_room(client, pending, max_disk_fill, max_moves_per_broker, wanted
                              % (max_disk_fill, error, hint)) from None
     # Only the brokers whose disks are held to the fill and that give replicas up: their deletions free room.
     giving = set(broker for entry in pending for broker in entry["current"] if broker not in entry["target"])
-    delays_ms, unread = read_delete_delays(client, sorted(giving & set(disks)))
-    delays_ms.update((broker, DELETE_DELAY_DEFAULT_MS) for broker in unread)
+    delays_ms, unread = read_delete_delays_counted(client, sorted(giving & set(disks)))
     delays = dict((broker, count / 1000.0) for broker, count in delays_ms.items())
     peaks = disk_peaks(batches, sizes, figures, places, room, delays)
     found = dict(disk_peak_bytes=dict((place, count) for place, count in peaks.items() if not isinstance(place, tuple)),
@@ -296,11 +300,14 @@ def execute(client, pending, throttle_rate, max_moves_per_broker, timeout, poll_
         # check_disk_room() found an order; the partitions have grown since it read their sizes.
         raise KafkaAdminError("the partitions grew since max_disk_fill was checked, and now %s; nothing was "
                               "submitted" % error) from None
-    ledger = DiskLedger(limits.room, sizes, limits.places, delays=limits.delays) if limits is not None else None
+    ledger = (DiskLedger(limits.room, reassignment_effects(sizes, limits.places), delays=limits.delays)
+              if limits is not None else None)
     # [{batch, seconds, places}] of the waits for deletions a batch's copies needed the room of.
     waits = []
 
     def reading(now, waiting, later, **extra):
+        """A progress reading at now (None: the time now)."""
+        now = time.time() if now is None else now
         remaining = _remaining_sizes(client, waiting + later) if copied_total is not None else None
         waited = sum(item["seconds"] for item in waits)
         status = progress_status(
@@ -319,28 +326,15 @@ def execute(client, pending, throttle_rate, max_moves_per_broker, timeout, poll_
         for batch_index, batch in enumerate(batches):
             later = [entry for later_batch in batches[batch_index + 1:] for entry in later_batch]
             if ledger is not None:
-                due, short = ledger.ready_at(batch)
-                if due is not None and due > time.time():
-                    names = [place_name(place) for place in short]
-                    if due > started + timeout:
-                        raise ReassignmentTimedOut(
-                            "timed out: %d of %d partition(s) moved, and the next batch needs room on %s that the "
-                            "replicas earlier batches moved off give back only once their brokers delete them "
-                            "(%s), %d s from now, past the timeout of %d s. Run again with the same plan once "
-                            "they are deleted" % (len(done), total, ", ".join(names), DELETE_DELAY_KEY,
-                                                  due - time.time(), timeout), [])
-                    wait_started = now = time.time()
-                    while now < due:
-                        if now == wait_started or now - last_report >= progress_every:
-                            last_report = now
-                            reading(now, [], batch + later, waiting_for_deletions=dict(
-                                seconds_left=round(due - now, 1), places=names))
-                        time.sleep(min(progress_every, due - now))
-                        now = time.time()
-                    waits.append(dict(batch=batch_index + 1, seconds=round(time.time() - wait_started, 1),
-                                      places=names))
-                ledger.delete(time.time())
-                ledger.start(batch)
+                try:
+                    waited = wait_for_room(ledger, batch, started + timeout, time,
+                                           functools.partial(reading, None, [], batch + later), progress_every)
+                except RoomTooLate as late:
+                    raise ReassignmentTimedOut(late.explain(len(done), total, timeout, "partition(s)", "the same plan"),
+                                               []) from None
+                if waited:
+                    waits.append(dict(batch=batch_index + 1, **waited))
+                    last_report = time.time()
             submit(client, batch, timeout_ms)
             waiting = list(batch)
             while waiting:
@@ -581,11 +575,7 @@ def run_reassignment(module, client, inputs):
                                         wanted_dirs, dir_requests)
         result.update(found)
         if found["delete_delay_unread"]:
-            module.warn("%s could not be read from broker(s) %s, so Kafka's default (%d ms) is counted for how long "
-                        "they keep a replica moved off them: where it is set higher, a copy that needs that room "
-                        "may land before the replica is deleted" % (DELETE_DELAY_KEY, "; ".join(
-                            "%d (%s)" % item for item in sorted(found["delete_delay_unread"].items())),
-                            DELETE_DELAY_DEFAULT_MS))
+            module.warn(delete_delay_warning(found["delete_delay_unread"]))
     if not pending:
         # Everything is in place: what a timed-out run of this plan left on its moves then in flight goes now.
         result["throttle_removed"] = remove_left_over_throttle(module, client, params["throttle"], plan_entries)

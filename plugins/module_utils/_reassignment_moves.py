@@ -12,8 +12,14 @@ The executor (_reassignment_executor.py) reads the state and carries the moves o
 from __future__ import absolute_import, division, print_function
 
 
+from ansible_collections.kafkaops.cluster.plugins.module_utils._disk_ledger import (
+    DiskLedger,
+    Filesystems,
+    cut_batches,
+    ledger_peaks,
+    size_text,
+)
 from ansible_collections.kafkaops.cluster.plugins.module_utils._input_errors import InputError
-from ansible_collections.kafkaops.cluster.plugins.module_utils._log_dir_planner import size_text, volumes
 
 
 class PlanInputError(InputError):
@@ -128,51 +134,13 @@ def check_against_cluster(parsed, topics, live_brokers, ongoing, field="plan"):
     return pending
 
 
-class CapacityOrderError(Exception):
-    """Moves remain and none of them fits the room the places its new replicas fill have left.
-
-    needs: [(topic, partition, place, bytes the copy needs there, bytes of room the place has)] for each
-    remaining move and each place short of room (a broker, or one filesystem of a broker's log dirs: see
-    LogDirPlaces), in plan order.
-    """
-
-    def __init__(self, needs, remaining):
-        shown = ["%s-%d needs %s on %s, which has %s"
-                 % (topic, partition, size_text(count), place_name(place), size_text(room) if room > 0 else "none")
-                 for topic, partition, place, count, room in needs[:5]]
-        super(CapacityOrderError, self).__init__(
-            "none of the %d move(s) left fits: %s%s" % (remaining, "; ".join(shown), " ..." if len(needs) > 5 else ""))
-        self.needs = needs
-
-
-# ---- places: what fills while the moves copy ------------------------------------------------------------
-# A place is a broker (its disks, summed over its filesystems), keyed by its id, or, on a broker whose log dirs
-# span two or more filesystems, one of those filesystems, keyed (broker, (its dirs' paths, sorted)).
-
-
-def place_name(place):
-    """"broker 4", or "broker 2's log dir /data/a" (one filesystem of a broker's log dirs), for messages."""
-    if not isinstance(place, tuple):
-        return "broker %d" % place
-    broker, paths = place
-    if len(paths) == 1:
-        return "broker %d's log dir %s" % (broker, paths[0])
-    return "broker %d's log dirs %s (one filesystem)" % (broker, ", ".join(paths))
-
-
-def place_order(place):
-    """Sorts brokers and their filesystems together: a broker, then its filesystems by path."""
-    return place if isinstance(place, tuple) else (place, ())
-
-
-class LogDirPlaces(object):
+class LogDirPlaces(Filesystems):
     """Which filesystems of a broker's log dirs a reassignment's copies fill and its completed moves free.
 
     Built from read_log_dirs()'s state (every broker's dirs, their volumes' total and usable bytes, and the dir
     each replica of the plan's topics is in) and the dirs the plan names (parse_log_dirs()). Only brokers whose
-    dirs are on two or more filesystems (the log dir planner's volumes()) get places of their own: on one
-    filesystem the broker's disks are that filesystem, and the broker's place counts it. figures holds each
-    place's {"total_bytes", "used_bytes"} (used: total less usable, so other files count), for disk_room().
+    dirs are on two or more filesystems (volumes()) get places of their own: on one filesystem the broker's disks
+    are that filesystem, and the broker's place counts it. place_of and figures are Filesystems'.
 
     Where a copy lands (landing()):
 
@@ -201,20 +169,11 @@ class LogDirPlaces(object):
     """
 
     def __init__(self, state, wanted=None):
+        super(LogDirPlaces, self).__init__(state, several_only=True)
         self.wanted = wanted or {}
-        self.place_of, self.open, self.held, self.figures = {}, {}, {}, {}
-        for broker, described in state.items():
-            paths_of = {}
-            for path, volume in volumes(described["dirs"]).items():
-                paths_of.setdefault(volume, []).append(path)
-            if len(paths_of) < 2:
-                continue
-            for volume, paths in paths_of.items():
-                place = (broker, tuple(sorted(paths)))
-                for path in paths:
-                    self.place_of[(broker, path)] = place
-                if volume[0] == "volume":
-                    self.figures[place] = dict(total_bytes=volume[1], used_bytes=volume[1] - volume[2])
+        self.open, self.held = {}, {}
+        for broker in self.broker_places:
+            described = state[broker]
             self.open[broker] = sorted(set(self.place_of[(broker, path)] for path, info in described["dirs"].items()
                                            if info["online"] and not info["cordoned"]))
             for (topic, partition), replica in described["replicas"].items():
@@ -231,26 +190,6 @@ class LogDirPlaces(object):
         """The place of the broker's filesystems its replica of the partition is in, as a list (empty: none)."""
         place = self.held.get((topic, partition, broker))
         return [place] if place is not None else []
-
-    def per_log_dir(self, peaks, state):
-        """{broker: {path: peak}} of disk_peaks()'s {place: peak}: a dir has its filesystem's, and on a broker
-        whose dirs share one filesystem every dir has the broker's."""
-        found = {}
-        for broker, described in state.items():
-            for path in described["dirs"]:
-                place = self.place_of.get((broker, path), broker)
-                if place in peaks:
-                    found.setdefault(broker, {})[path] = peaks[place]
-        return found
-
-
-def disk_room(disks, max_fill):
-    """{place: bytes it may still gain before it holds more than max_fill of its size}.
-
-    disks: {place: {"total_bytes", "used_bytes"}}: read_disk_usage()'s brokers, LogDirPlaces.figures. Negative
-    for a place already above the fill.
-    """
-    return dict((place, int(max_fill * disk["total_bytes"]) - disk["used_bytes"]) for place, disk in disks.items())
 
 
 def copies_within_brokers(requests, sizes, places):
@@ -291,126 +230,9 @@ def _gains_and_frees(entry, sizes, places=None):
     return gains, frees
 
 
-def place_broker(place):
-    """The broker a place is on (a place is a broker's id, or one filesystem of its log dirs)."""
-    return place[0] if isinstance(place, tuple) else place
-
-
-class DiskLedger(object):
-    """The room each place has while moves run, and what it holds: a copy takes room when its batch starts, an
-    old replica gives its room back only once its broker has deleted it.
-
-    Kafka does not delete a replica a move drops when the move completes. The broker renames the replica's log
-    for deletion, DescribeLogDirs stops listing it at once, and deletes its files log.segment.delete.delay.ms
-    later (the broker's name of file.delete.delay.ms; 60 s by default). So complete() holds a move's frees back
-    until then (pending), delete() gives back the room of those whose time has come, and ready_at() tells when
-    enough of them are gone for a batch's copies to fit. The delay counts from when the run saw the move
-    complete; the broker renamed the replica when the move ended, no later. It is the broker's setting: a topic's
-    own file.delete.delay.ms does not apply to deleting a whole replica. The usable bytes DescribeLogDirs gives
-    for a dir still count such a replica, so a run's first read holds those an earlier run left.
-
-    room: {place: bytes it may still gain} (disk_room()); a place missing from it is not limited. sizes as
-    read_partition_sizes() gives them, places a LogDirPlaces (or None: brokers only), held {place: bytes on its
-    disks now} to follow peaks, delays {broker: seconds it keeps a dropped replica} (a broker missing: none).
-    """
-
-    def __init__(self, room, sizes, places=None, held=None, delays=None):
-        self.room = dict(room)
-        self.sizes, self.places = sizes, places
-        self.held = dict(held or {})
-        self.peaks = dict(self.held)
-        self.delays = delays or {}
-        # [when the broker deletes it, place, bytes] of the dropped replicas still on disk.
-        self.pending = []
-        # Each move's copies and frees, worked out once: a move may wait through several batches.
-        self._effects = {}
-
-    def effects(self, entry):
-        """({place: bytes its new copies receive}, {place: bytes its old copies free once deleted}) of a move."""
-        key = (entry["topic"], entry["partition"])
-        if key not in self._effects:
-            self._effects[key] = _gains_and_frees(entry, self.sizes, self.places)
-        return self._effects[key]
-
-    def gains(self, entries):
-        """{place: bytes} the entries' copies take."""
-        total = {}
-        for entry in entries:
-            for place, count in self.effects(entry)[0].items():
-                total[place] = total.get(place, 0) + count
-        return total
-
-    def short(self, gains, beside=None):
-        """[(place, bytes, room left)] of the gains that do not fit the room now beside beside ({place: bytes}
-        already taken), in place order."""
-        beside = beside or {}
-        return [(place, count, self.room[place] - beside.get(place, 0))
-                for place, count in sorted(gains.items(), key=lambda item: place_order(item[0]))
-                if place in self.room and beside.get(place, 0) + count > self.room[place]]
-
-    def start(self, entries):
-        """The entries' copies land: they take room, and their places hold them."""
-        for place, count in self.gains(entries).items():
-            if place in self.room:
-                self.room[place] -= count
-            if place in self.held:
-                self.held[place] += count
-                self.peaks[place] = max(self.peaks[place], self.held[place])
-
-    def complete(self, entries, now=0):
-        """The entries' moves were seen complete at now: each old replica is deleted its broker's delay later."""
-        for entry in entries:
-            for place, count in self.effects(entry)[1].items():
-                self.pending.append([now + self.delays.get(place_broker(place), 0), place, count])
-        self.delete(now)
-
-    def _release(self, place, count):
-        if place in self.room:
-            self.room[place] += count
-        if place in self.held:
-            self.held[place] -= count
-
-    def delete(self, now=None):
-        """Give back the room of the replicas deleted by now (all of them without now)."""
-        kept = []
-        for item in self.pending:
-            if now is None or item[0] <= now:
-                self._release(item[1], item[2])
-            else:
-                kept.append(item)
-        self.pending = kept
-
-    def ready_at(self, entries):
-        """(when the entries' copies fit once the replicas deleted by then are gone, [places short of room now]);
-        (None, []) when they fit now. Where they do not fit even once every pending deletion is done (a move
-        already copying, which goes whatever the room), the time of the last one (None when none is pending)."""
-        needs = dict((place, count - room) for place, count, room in self.short(self.gains(entries)))
-        if not needs:
-            return None, []
-        short = sorted(needs, key=place_order)
-        for due, place, count in sorted(self.pending, key=lambda item: item[0]):
-            if place in needs:
-                needs[place] -= count
-                if needs[place] <= 0:
-                    del needs[place]
-            if not needs:
-                return due, short
-        return max([item[0] for item in self.pending] or [None]), short
-
-    def delete_least(self, entries):
-        """Give back, place by place, only the room the entries' copies lack, from the replicas waiting there for
-        deletion whenever those are deleted: the least a wait for them (ready_at()) frees, so what the places hold
-        next is the most they can hold."""
-        for place, count, room in self.short(self.gains(entries)):
-            lacking = count - room
-            for item in self.pending:
-                if item[1] != place or lacking <= 0:
-                    continue
-                taken = min(item[2], lacking)
-                item[2] -= taken
-                lacking -= taken
-                self._release(place, taken)
-        self.pending = [item for item in self.pending if item[2] > 0]
+def reassignment_effects(sizes, places=None):
+    """DiskLedger's effects of a reassignment's entries: _gains_and_frees() with these sizes and places."""
+    return lambda entry: _gains_and_frees(entry, sizes, places)
 
 
 def make_batches(pending, max_moves_per_broker, sizes=None, room=None, places=None):
@@ -431,37 +253,9 @@ def make_batches(pending, max_moves_per_broker, sizes=None, room=None, places=No
     replica deleted (such as two full brokers exchanging replicas, each waiting for the other to free space),
     raises CapacityOrderError naming what each needs.
     """
-    ledger = DiskLedger(room, sizes, places) if room is not None else None
-    batches = []
-    remaining = list(range(len(pending)))
-    while remaining:
-        load, gained = {}, {}
-        batch, later, short = [], [], []
-        for index in remaining:
-            entry = pending[index]
-            gains = ledger.gains([entry]) if ledger is not None else {}
-            touched = set(entry["target"]) ^ set(entry["current"])
-            lacking = [(entry["topic"], entry["partition"], place, count, left)
-                       for place, count, left in (ledger.short(gains, gained) if ledger is not None else ())]
-            counted = all(load.get(broker, 0) < max_moves_per_broker for broker in touched) or not batch
-            if entry["in_progress"] or (counted and not lacking):
-                batch.append(index)
-                for broker in touched:
-                    load[broker] = load.get(broker, 0) + 1
-                for place, count in gains.items():
-                    gained[place] = gained.get(place, 0) + count
-            else:
-                later.append(index)
-                short.extend(lacking)
-        if not batch:
-            raise CapacityOrderError(short, len(remaining))
-        chosen = [pending[index] for index in batch]
-        if ledger is not None:
-            ledger.start(chosen)
-            ledger.complete(chosen)
-        batches.append(chosen)
-        remaining = later
-    return batches
+    ledger = DiskLedger(room, reassignment_effects(sizes, places)) if room is not None else None
+    return cut_batches(pending, max_moves_per_broker, lambda entry: set(entry["target"]) ^ set(entry["current"]),
+                       ledger)
 
 
 def disk_peaks(batches, sizes, disks, places=None, room=None, delays=None):
@@ -474,13 +268,8 @@ def disk_peaks(batches, sizes, disks, places=None, room=None, delays=None):
     whether it is gone sooner depends on how long the copies take, so the peak is the most the place can hold.
     Without delays (or with 0) each batch's frees are gone before the next batch, and the peak is exact.
     """
-    ledger = DiskLedger(room or {}, sizes, places, dict((place, disk["used_bytes"]) for place, disk in disks.items()),
-                        delays)
-    for batch in batches:
-        ledger.delete_least(batch)
-        ledger.start(batch)
-        ledger.complete(batch)
-    return ledger.peaks
+    held = dict((place, disk["used_bytes"]) for place, disk in disks.items())
+    return ledger_peaks(batches, DiskLedger(room or {}, reassignment_effects(sizes, places), held, delays))
 
 
 def throttle_entries(pending):
@@ -587,9 +376,19 @@ def _duration(seconds):
 
 def describe_progress(status, moved="partitions moved"):
     """A line for the operator: partitions done (or what moved says), bytes copied, rate, time left, time spent,
-    and while the next batch waits for brokers to delete replicas moved off them (waiting_for_deletions: its
-    seconds_left and the places it needs room on), that."""
+    while the next batch waits for brokers to delete replicas moved off them (waiting_for_deletions: its
+    seconds_left and the places it needs room on), that, and while a balance waits to plan from disks without old
+    copies (settling: seconds_left, None while copies an earlier run left still run, and the brokers), that."""
     parts = ["%d of %d %s" % (status["done"], status["total"], moved)]
+    settling = status.get("settling")
+    if settling:
+        brokers = ", ".join(map(str, settling["brokers"]))
+        if settling["seconds_left"] is None:
+            parts.append("the plan waits for the copies running on broker(s) %s to end and their old replicas to be "
+                         "deleted" % brokers)
+        else:
+            parts.append("the plan waits %s for broker(s) %s to delete the old replicas earlier moves may have left"
+                         % (_duration(settling["seconds_left"]), brokers))
     waiting = status.get("waiting_for_deletions")
     if waiting:
         parts.append("the next batch waits %s for deletions to free room on %s"

@@ -27,7 +27,8 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._cluster import (
     read_reassignments,
     read_topics,
 )
-from ansible_collections.kafkaops.cluster.plugins.module_utils._log_dir_planner import add_log_dirs, same_filesystem
+from ansible_collections.kafkaops.cluster.plugins.module_utils._disk_ledger import same_filesystem
+from ansible_collections.kafkaops.cluster.plugins.module_utils._log_dir_planner import add_log_dirs
 from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_planner import (
     PlanError,
     assignment_from_kafka_json,

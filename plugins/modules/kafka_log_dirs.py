@@ -35,9 +35,16 @@ description:
     copying (unthrottled, they could saturate their disks) and is removed everywhere else; a run with the same
     O(throttle) that finds nothing left to move removes it.
   - Submits in batches of at most O(max_moves_per_broker) moves per broker, in which each copy fits below
-    O(max_disk_fill) of its dir's volume (a copy lands before Kafka deletes the source), and waits until each
-    replica sits in its new dir with no future replica left.
-  - A second run after an evacuation or a balance finds nothing to move and reports no change.
+    O(max_disk_fill) of its dir's filesystem, and waits until each replica sits in its new dir with no future
+    replica left.
+  - Kafka deletes a moved replica's old copy only C(log.segment.delete.delay.ms) after the move (the broker's
+    setting, 60 s by default); DescribeLogDirs stops listing it at once, but its disk holds it until then. So an
+    old copy counts on its filesystem until that long after its move was seen complete, and a batch whose copies
+    need that room waits for the deletion before it starts (shown in the progress, RV(deletion_waits)). The delay
+    is read once a run from the planned brokers (RV(delete_delay_ms); Kafka's default, with a warning and
+    RV(delete_delay_unread), where it cannot be read).
+  - A second run after an evacuation or a balance finds nothing to move and reports no change, also when it is
+    asked at once, while the first run's old copies are still on disk (see O(balance)).
 author:
   - kafkaops.cluster developers (@kafkaops)
 extends_documentation_fragment:
@@ -104,13 +111,22 @@ options:
       - Moves a replica from the fullest dir to a less full one while that lowers the sum of the squared fills;
         stops when no move helps or every fill is within half a per cent of the mean. RV(bytes_moved_lower_bound)
         says how few bytes any plan reaching the same balance would copy.
+      - By fill, a filesystem's used bytes also count the old copies of replicas moved off it until the broker
+        deletes them, and nothing Kafka reports tells them from other files; read as fill, they would make the
+        run move more, and back once they are deleted. So when the first reading plans moves on a broker weighed by
+        fill, the run waits until no copy runs there and the broker's C(log.segment.delete.delay.ms) and one
+        O(poll_interval) have passed, reads the dirs again and plans from that (RV(settle_wait)); in check mode too,
+        so that it predicts the real run. A run with nothing to move does not wait.
     type: bool
     default: false
   max_disk_fill:
     description:
-      - No dir's volume may end above this fraction of its size with bytes moved onto it from another volume, nor
-        pass it while a copy runs (above 0, at most 1). Refused before any change, in check mode too, naming
-        the dir, the replica and the bytes.
+      - No dir's filesystem may end above this fraction of its size with bytes moved onto it from another
+        filesystem, nor pass it while a copy runs, counting the old copies of earlier moves until their broker
+        deletes them (above 0, at most 1). Refused before any change, in check mode too, naming the dir, the
+        replica and the bytes, when a plan does not fit even once every earlier old copy is deleted.
+      - Each filesystem is held to its own size; a broker's disks as a whole are not (a move between its dirs
+        fills one filesystem and frees another), so they hold at most the sum of their filesystems' limits.
       - Only dirs that report their size (Kafka 3.3+) are checked.
     type: float
     default: 0.85
@@ -131,8 +147,10 @@ options:
     default: true
   timeout:
     description:
-      - Seconds to wait for the moves. On timeout the module fails naming the replicas still moving (topic,
-        partition, broker, from and to dir), with the throttle kept on their brokers only. At least 1.
+      - Seconds the run may wait, from its start - for old copies to be deleted before a balance plans (see
+        O(balance)) and for the moves. On timeout the module fails naming the replicas still moving (topic,
+        partition, broker, from and to dir), with the throttle kept on their brokers only; a wait for old copies
+        that would pass it fails at once, with nothing in flight. At least 1.
     type: int
     default: 3600
   poll_interval:
@@ -150,7 +168,9 @@ options:
     type: path
 attributes:
   check_mode:
-    description: Reads the brokers and reports the plan (moves, bytes, bound, cordons); changes nothing.
+    description:
+      - Reads the brokers and reports the plan (moves, bytes, bound, cordons); changes nothing. A balance by fill
+        that finds moves waits and reads again as a real run does (see O(balance)).
     support: full
   diff_mode:
     description: Shows, per broker that moves and per dir, the replicas it holds before and after, and the
@@ -223,9 +243,50 @@ brokers:
   returned: when the brokers were read
   type: dict
 disk_peak_bytes:
-  description: Per broker and dir, the most bytes its volume holds while the moves run, as batched.
+  description:
+    - Per broker and dir, the most bytes its filesystem holds while the moves run, as batched. Dirs on one
+      filesystem show the same figure.
+    - An old copy counts until a later batch that needs its room waits for its deletion, and then only as much of
+      it as that batch lacks - whether it is gone sooner depends on how long the copies take. So on a broker that
+      keeps old copies for a while the figure is an upper bound, at most the fill where a batch waited; with
+      C(log.segment.delete.delay.ms) 0 it is exact.
   returned: when the brokers were read
   type: dict
+  sample: {"1": {"/data/a": 41943040, "/data/b": 52428800}}
+delete_delay_ms:
+  description:
+    - For each planned broker, the C(log.segment.delete.delay.ms) counted - how long it keeps a replica's old copy
+      after a move (Kafka's default, 60000, where it could not be read).
+  returned: when something moves (in check mode too)
+  type: dict
+  sample: {"1": 60000, "3": 15000}
+delete_delay_unread:
+  description:
+    - The brokers whose C(log.segment.delete.delay.ms) could not be read (DescribeConfigs failed, or did not
+      return it), with why; Kafka's default is counted for them, and a warning says so.
+  returned: when something moves (in check mode too)
+  type: dict
+  sample: {"3": "KafkaConnectionError: ..."}
+settle_wait:
+  description:
+    - The brokers a balance by fill waited for, before planning, until no old copy could be left on their disks,
+      and the seconds it waited (see O(balance)).
+  returned: when a balance by fill found moves on its first reading (in check mode too)
+  type: dict
+  sample: {brokers: [1], seconds: 62.0}
+deletion_waits:
+  description:
+    - Each wait before a batch for brokers to delete old copies earlier batches left, because the batch's copies
+      needed that room - the batch (from 1), the seconds waited and the filesystems short of room.
+  returned: when replicas moved and O(wait) is true
+  type: list
+  elements: dict
+  sample: [{batch: 2, seconds: 60.0, places: ["broker 1's log dir /data/b"]}]
+deletion_wait_seconds:
+  description: The seconds spent in RV(deletion_waits) in all.
+  returned: when replicas moved and O(wait) is true
+  type: float
+  sample: 60.0
 cordon_supported:
   description:
     - Whether the cluster can cordon log dirs (finalized metadata.version at feature level 30, 4.3-IV0, or later).
@@ -259,6 +320,11 @@ progress:
   description:
     - Progress readings - replicas done of the total, seconds elapsed, bytes to copy in all and copied so far,
       the rate so far (bytes/s) and the seconds left (at the throttle, else at the rate so far).
+    - While the next batch waits for old copies to be deleted, a reading as the wait starts and every
+      O(progress_interval) seconds carries C(waiting_for_deletions) - C(seconds_left) and the C(places) (log dirs'
+      filesystems) it needs the room of. The readings while a balance waits to plan (RV(settle_wait)) carry
+      C(settling) - C(seconds_left) (null while copies an earlier run left still run) and the C(brokers); they are
+      logged and written to O(progress_file), not returned here.
   returned: when replicas moved and O(wait) is true
   type: list
   elements: dict
@@ -267,7 +333,7 @@ elapsed:
   returned: when replicas moved and O(wait) is true
   type: float
 rate:
-  description: RV(bytes_moved) over RV(elapsed), bytes per second.
+  description: RV(bytes_moved) over RV(elapsed) less RV(deletion_wait_seconds), bytes per second.
   returned: when replicas moved and O(wait) is true
   type: int
 """

@@ -15,16 +15,14 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._broker_configs i
 )
 from ansible_collections.kafkaops.cluster.plugins.module_utils._cluster import TopicSelectionError
 from ansible_collections.kafkaops.cluster.plugins.module_utils._consumer_group_changes import GroupSpecError
+from ansible_collections.kafkaops.cluster.plugins.module_utils._disk_ledger import CapacityOrderError, RoomTooLate
 from ansible_collections.kafkaops.cluster.plugins.module_utils._input_errors import InputError, field_name
 from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin import KafkaAdminError, failure_details
 from ansible_collections.kafkaops.cluster.plugins.module_utils._leader_election import ElectionInputError
 from ansible_collections.kafkaops.cluster.plugins.module_utils._option_limits import OptionValueError
 from ansible_collections.kafkaops.cluster.plugins.module_utils._quorum import QuorumOutputError
 from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_executor import ReassignmentTimedOut
-from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_moves import (
-    CapacityOrderError,
-    PlanInputError,
-)
+from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_moves import PlanInputError
 from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_planner import PlanError
 from ansible_collections.kafkaops.cluster.plugins.module_utils._topic_changes import TopicSpecError
 from ansible_collections.kafkaops.cluster.plugins.module_utils._user_changes import UserSpecError
@@ -34,8 +32,8 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._zookeeper_words 
 INPUT_ERRORS = [AclSpecError, BrokerConfigSpecError, ElectionInputError, FileEntryError, GroupSpecError,
                 OptionValueError, PlanError, PlanInputError, TopicSelectionError, TopicSpecError, UserSpecError]
 # Failures of the cluster, a host or a tool once the input was accepted.
-OTHER_ERRORS = [CapacityOrderError, KafkaAdminError, QuorumOutputError, ReassignmentTimedOut, ZooKeeperClientError,
-                ZooKeeperWordError]
+OTHER_ERRORS = [CapacityOrderError, KafkaAdminError, QuorumOutputError, ReassignmentTimedOut, RoomTooLate,
+                ZooKeeperClientError, ZooKeeperWordError]
 
 
 @pytest.mark.parametrize("error_class", INPUT_ERRORS, ids=lambda error_class: error_class.__name__)

@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from ansible_collections.kafkaops.cluster.plugins.module_utils import _reassignment_planner_io as _io
+from ansible_collections.kafkaops.cluster.plugins.module_utils._disk_ledger import volumes
 from ansible_collections.kafkaops.cluster.plugins.module_utils._log_dir_planner import (
     LogDirPlanError,
     add_log_dirs,
     place_arrivals,
-    volumes,
 )
 from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_planner import plan_reassignment
 from ansible_collections.kafkaops.cluster.tests.unit.plugins.module_utils.log_dir_samples import GB, broker, disk

@@ -5,11 +5,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from ansible_collections.kafkaops.cluster.plugins.module_utils import _cluster
 from ansible_collections.kafkaops.cluster.plugins.module_utils import _reassignment_planner_io as _io
+from ansible_collections.kafkaops.cluster.plugins.module_utils._disk_ledger import SHARED_FILESYSTEM_SLACK, volumes
 from ansible_collections.kafkaops.cluster.plugins.module_utils._log_dir_planner import (
-    SHARED_FILESYSTEM_SLACK,
     LogDirPlanError,
+    log_dir_ledger,
+    order_moves,
     plan_log_dirs,
-    volumes,
 )
 from ansible_collections.kafkaops.cluster.tests.unit.plugins.module_utils.log_dir_samples import GB, broker, disk
 
@@ -100,6 +101,65 @@ def test_an_even_broker_plans_nothing():
     plan = plan_log_dirs(state, balance=True)
     assert plan["moves"] == [] and plan["bytes_moved_lower_bound"] == 0
     assert plan["brokers"][1]["imbalance_before"] == plan["brokers"][1]["imbalance_after"] == 1.0
+
+
+# ---- the order: every copy fits its filesystem beside the old copies not deleted yet ---------------------------
+
+
+def move(partition, source, target, size, broker=1):
+    return dict(topic="t", partition=partition, broker=broker, from_dir=source, to_dir=target, bytes=size)
+
+
+# Broker 1: /a and /b on one filesystem of 100 GiB holding 21 GiB (room for 15 GiB at 0.36); /c a disk of its own.
+ONE_DISK = {1: broker({"/a": disk(100 * GB, 21 * GB), "/b": disk(100 * GB, 21 * GB), "/c": disk(50 * GB, 40 * GB)},
+                      {("t", 0): ("/a", 10 * GB), ("t", 1): ("/a", 10 * GB)})}
+
+
+def test_each_filesystem_of_a_brokers_dirs_is_a_place_and_the_broker_is_none():
+    ledger, filesystems = log_dir_ledger(ONE_DISK, 0.36)
+    shared, own = (1, ("/a", "/b")), (1, ("/c",))
+    assert filesystems.place_of == {(1, "/a"): shared, (1, "/b"): shared, (1, "/c"): own}
+    assert ledger.room == {shared: int(0.36 * 100 * GB) - 21 * GB, own: int(0.36 * 50 * GB) - 40 * GB}
+    # A move inside one filesystem takes room there and gives it back once its old copy is deleted.
+    assert ledger.effects(move(0, "/a", "/b", 10 * GB)) == ({shared: 10 * GB}, {shared: 10 * GB})
+    assert ledger.effects(move(1, "/c", "/a", 5 * GB)) == ({shared: 5 * GB}, {own: 5 * GB})
+
+
+@pytest.mark.parametrize("delays, peak", [(None, 31 * GB), ({1: 0}, 31 * GB), ({1: 60}, int(0.36 * 100 * GB))],
+                         ids=["no-delays", "deleted-at-once", "kept-60-s"])
+def test_a_copy_waits_for_a_later_batch_until_an_old_copy_has_left_it_room(delays, peak):
+    moves = [move(0, "/a", "/b", 10 * GB), move(1, "/a", "/b", 10 * GB)]
+    batches, peaks = order_moves(moves, ONE_DISK, 10, 0.36, delays)
+    assert [[item["partition"] for item in batch] for batch in batches] == [[0], [1]]
+    # One copy beside its old replica: 31 GiB. Kept a while, the old copy counts until the second batch waits for
+    # the room it lacks (5 GiB), so the peak is at most the fill.
+    assert peaks[1]["/a"] == peaks[1]["/b"] == peak and peaks[1]["/c"] == 40 * GB
+
+
+def test_the_ledger_says_when_the_second_batch_fits():
+    first, second = [move(0, "/a", "/b", 10 * GB)], [move(1, "/a", "/b", 10 * GB)]
+    ledger = log_dir_ledger(ONE_DISK, 0.36, {1: 60})[0]
+    ledger.start(first)
+    ledger.complete(first, now=100)
+    assert ledger.ready_at(second) == (160, [(1, ("/a", "/b"))])
+    ledger.delete(160)
+    assert ledger.ready_at(second) == (None, [])
+
+
+def test_a_copy_no_filesystem_has_room_for_even_once_every_old_copy_is_gone_is_refused():
+    with pytest.raises(LogDirPlanError) as refused:
+        order_moves([move(0, "/a", "/b", 10 * GB), move(1, "/a", "/c", 10 * GB)], ONE_DISK, 10, 0.36)
+    assert refused.value.field == "max_disk_fill"
+    assert refused.value.message == (
+        "a copy lands before its broker deletes the replica it replaces, so no log dir's filesystem may pass 0.36 of "
+        "its size while the moves copy, and none of the 1 move(s) left fits: t-1 needs 10.0 GiB on broker 1's log "
+        "dir /c, which has none. Free space there, or raise max_disk_fill")
+
+
+def test_a_move_in_progress_goes_first_whatever_the_room():
+    moving = dict(move(0, "/a", "/c", 10 * GB), in_progress=True)
+    batches, peaks = order_moves([moving, move(1, "/a", "/b", 10 * GB)], ONE_DISK, 10, 0.36)
+    assert batches == [[moving, move(1, "/a", "/b", 10 * GB)]] and peaks[1]["/c"] == 50 * GB
 
 
 # ---- one filesystem: the same rule for the brokers' disks, the dir planner and the one-host check -----------

@@ -4,9 +4,12 @@ import json
 from types import SimpleNamespace
 
 import pytest
+from hypothesis import HealthCheck, event, given, note, settings
+from hypothesis import strategies as st
 from kafka import errors as kafka_errors
 from ansible_collections.kafkaops.cluster.plugins.module_utils import _log_dirs as log_dirs
 from ansible_collections.kafkaops.cluster.plugins.modules import kafka_log_dirs
+from ansible_collections.kafkaops.cluster.tests.unit.plugins.service_samples import FakeClock
 
 SERVERS = {"bootstrap_servers": ["kafka1:9092"]}
 GB = 1 << 30
@@ -15,25 +18,41 @@ CORDON_KEY = "cordoned.log.dirs"
 # DescribeConfigs' config_source number of a broker's own dynamic setting; IncrementalAlterConfigs' DELETE.
 DYNAMIC_BROKER, DELETE = 2, 1
 KAFKA_STORAGE_ERROR = 56
+DELETE_DELAY_KEY = "log.segment.delete.delay.ms"
 
 
 class FakeJbodCluster:
     """Brokers with several log dirs, as plain data, and the requests sent to them.
 
-    disks: {broker: {path: total bytes}}, each dir its own volume (other files: 1 GiB on each); offline: (broker,
-    path) pairs that answer KAFKA_STORAGE_ERROR. replicas: {broker: {(topic, partition): (path, bytes)}}.
-    configs: {broker: {key: value}} set dynamically. A move copies for copy_polls DescribeLogDirs rounds (its
-    future replica half copied meanwhile), then takes the place of the old replica. metadata_level: the finalized
-    metadata.version (None: the cluster answers no features).
+    disks: {broker: {path: total bytes}}; filesystems: {broker: {path: name}} of dirs that share a filesystem (give
+    them the same total), every other dir its own; other files: other {(broker, filesystem): bytes}, 1 GiB where not
+    given (a filesystem is named as in filesystems, else by its dir's path). offline: (broker, path)
+    pairs that answer KAFKA_STORAGE_ERROR. replicas: {broker: {(topic, partition): (path, bytes)}}. configs:
+    {broker: {key: value}} set dynamically. A move copies for copy_polls DescribeLogDirs rounds (its future replica
+    half copied meanwhile), then takes the place of the old replica.
+
+    As Kafka does, a broker deletes the old replica a move leaves only once its log.segment.delete.delay.ms (60 s
+    unless configs sets it) has passed on clock, which is the module's clock too: until then DescribeLogDirs no
+    longer lists it, but its bytes stay in its filesystem's used bytes (deleting: [(broker, filesystem, bytes, when
+    it is deleted)]). peaks {(broker, filesystem): bytes} and broker_peaks {broker: bytes} hold the most each
+    filesystem and each broker's disks held at any point seen (each DescribeLogDirs, and each move completing,
+    when its new copy is whole and the old one still there). delays_unread: brokers whose DescribeConfigs fails.
+    metadata_level: the finalized metadata.version (None: the cluster answers no features).
     """
 
-    def __init__(self, disks, replicas, metadata_level=31, copy_polls=1, offline=(), cordon_lag=0):
+    def __init__(self, disks, replicas, metadata_level=31, copy_polls=1, offline=(), cordon_lag=0, filesystems=None):
         self.disks = disks
+        self.filesystems = filesystems or {}
         self.replicas = dict((broker, dict(held)) for broker, held in replicas.items())
         self.offline = set(offline)
         self.metadata_level = metadata_level
         self.copy_polls = copy_polls
         self.configs = dict((broker, {}) for broker in disks)
+        self.other = {}
+        self.clock = FakeClock()
+        self.deleting = []
+        self.peaks, self.broker_peaks = {}, {}
+        self.delays_unread = set()
         # A broker applies a cordon change cordon_lag DescribeLogDirs rounds after accepting it, as a live one
         # applies a dynamic config a moment later; until then it reports and enforces the old cordon.
         self.cordon_lag = cordon_lag
@@ -72,6 +91,33 @@ class FakeJbodCluster:
     def where(self, broker):
         return dict((key, path) for key, (path, unused) in self.replicas[broker].items())
 
+    def filesystem(self, broker, path):
+        return self.filesystems.get(broker, {}).get(path, path)
+
+    def delay(self, broker):
+        """Seconds the broker keeps a replica a move dropped."""
+        return int(self.configs[broker].get(DELETE_DELAY_KEY, "60000")) / 1000.0
+
+    def used(self, broker, filesystem):
+        """Bytes on the filesystem: other files, the replicas and future replicas in its dirs, and the old replicas
+        not deleted yet."""
+        held = sum(size for path, size in self.replicas[broker].values() if self.filesystem(broker, path) == filesystem)
+        copying = sum(self.replicas[broker][(topic, partition)][1] // 2
+                      for (owner, topic, partition), move in self.future.items()
+                      if owner == broker and self.filesystem(broker, move["dir"]) == filesystem)
+        waiting = sum(count for owner, where, count, due in self.deleting
+                      if (owner, where) == (broker, filesystem) and due > self.clock.now)
+        return self.other.get((broker, filesystem), GB) + held + copying + waiting
+
+    def note_usage(self):
+        for broker, dirs in self.disks.items():
+            filesystems = set(self.filesystem(broker, path) for path in dirs)
+            for filesystem in filesystems:
+                now = self.used(broker, filesystem)
+                self.peaks[(broker, filesystem)] = max(self.peaks.get((broker, filesystem), 0), now)
+            total = sum(self.used(broker, filesystem) for filesystem in filesystems)
+            self.broker_peaks[broker] = max(self.broker_peaks.get(broker, 0), total)
+
 
 class FakeJbodClient:
     def __init__(self, cluster):
@@ -99,18 +145,24 @@ class FakeJbodClient:
         return {"metadata.version": {"supported": (1, 31), "finalized": (level, level), "finalized_epoch": 7}}
 
     def _advance(self):
-        for key, move in list(self.cluster.future.items()):
+        cluster = self.cluster
+        for key, move in list(cluster.future.items()):
             move["polls"] -= 1
             if move["polls"] < 0:
                 broker, topic, partition = key
-                path, size = self.cluster.replicas[broker][(topic, partition)]
-                self.cluster.replicas[broker][(topic, partition)] = (move["dir"], size)
-                del self.cluster.future[key]
+                path, size = cluster.replicas[broker][(topic, partition)]
+                cluster.replicas[broker][(topic, partition)] = (move["dir"], size)
+                del cluster.future[key]
+                # The new copy is whole and the old one renamed for deletion: both on disk.
+                cluster.deleting.append((broker, cluster.filesystem(broker, path), size,
+                                         cluster.clock.now + cluster.delay(broker)))
+                cluster.note_usage()
 
     def describe_log_dirs(self, topic_partitions=None, brokers=None):
         self._record("describe_log_dirs", topics=topic_partitions, brokers=brokers)
         self._advance()
         self.cluster.cordon_round()
+        self.cluster.note_usage()
         answers = []
         for broker in brokers:
             log_dirs = []
@@ -120,16 +172,14 @@ class FakeJbodClient:
                                          usable_bytes=-1, is_cordoned=False))
                     continue
                 held = {}
-                used = GB
+                used = self.cluster.used(broker, self.cluster.filesystem(broker, path))
                 for (topic, partition), (where, size) in sorted(self.cluster.replicas[broker].items()):
                     if where == path:
-                        used += size
                         held.setdefault(topic, []).append(dict(partition_index=partition, partition_size=size,
                                                                offset_lag=0, is_future_key=False))
                 for (owner, topic, partition), move in sorted(self.cluster.future.items()):
                     if owner == broker and move["dir"] == path:
                         copied = self.cluster.replicas[broker][(topic, partition)][1] // 2
-                        used += copied
                         held.setdefault(topic, []).append(dict(partition_index=partition, partition_size=copied,
                                                                offset_lag=0, is_future_key=True))
                 if topic_partitions is not None:
@@ -141,6 +191,14 @@ class FakeJbodClient:
                                                                    for topic, items in sorted(held.items())]))
             answers.append(dict(broker=broker, log_dirs=log_dirs))
         return answers
+
+    def describe_configs(self, resources, config_filter=None):
+        """The brokers' delete delays, in kafka-python's shape; a broker in delays_unread does not answer."""
+        self._record("describe_configs", brokers=[resource.name for resource in resources])
+        if any(int(resource.name) in self.cluster.delays_unread for resource in resources):
+            raise kafka_errors.KafkaConnectionError("broker did not answer")
+        return {"broker": dict((resource.name, {DELETE_DELAY_KEY: dict(value=str(int(
+            self.cluster.delay(int(resource.name)) * 1000)))}) for resource in resources)}
 
     def alter_replica_log_dirs(self, replica_assignments):
         self._record("alter_replica_log_dirs", moves=dict(
@@ -185,9 +243,19 @@ class FakeJbodClient:
 
 
 @pytest.fixture
-def cluster():
+def jbod(monkeypatch):
+    """jbod(disks, replicas, **more): a FakeJbodCluster whose clock the module runs on."""
+    def build(disks, replicas, **more):
+        made = FakeJbodCluster(disks, replicas, **more)
+        monkeypatch.setattr(log_dirs, "time", made.clock)
+        return made
+    return build
+
+
+@pytest.fixture
+def cluster(jbod):
     """Brokers 1 and 2, each with /a and /b of 100 GiB; broker 1's /a holds three orders replicas (45 GiB)."""
-    return FakeJbodCluster(
+    return jbod(
         disks={1: {"/a": 100 * GB, "/b": 100 * GB}, 2: {"/a": 100 * GB, "/b": 100 * GB}},
         replicas={1: {("orders", 0): ("/a", 20 * GB), ("orders", 1): ("/a", 15 * GB), ("orders", 2): ("/a", 10 * GB)},
                   2: {("orders", 0): ("/a", 20 * GB), ("orders", 1): ("/b", 15 * GB)}})
@@ -379,3 +447,244 @@ def test_read_log_dirs_puts_future_replicas_apart_and_offline_dirs_offline(clust
     assert state[1]["future"] == {("orders", 0): dict(dir="/b", bytes=10 * GB)}
     assert state[1]["replicas"][("orders", 0)] == dict(dir="/a", bytes=20 * GB)
     assert state[2]["dirs"]["/b"]["online"] is False and state[2]["dirs"]["/b"]["total_bytes"] is None
+
+
+# ---- old copies: a moved replica's old copy stays on its disk for log.segment.delete.delay.ms --------------------
+
+
+def _submitted(cluster):
+    return [sorted(arguments["moves"]) for name, arguments in cluster.writes() if name == "alter_replica_log_dirs"]
+
+
+def _delay_reads(cluster):
+    return [arguments["brokers"] for name, arguments in cluster.calls if name == "describe_configs"
+            and "brokers" in arguments]
+
+
+@pytest.mark.parametrize("check_mode", [False, True], ids=["real", "check-mode"])
+def test_a_balance_run_twice_within_the_delete_delay_moves_nothing_the_second_time(
+        run_module, cluster, check_mode, tmp_path):
+    path = tmp_path / "progress.jsonl"
+    args = dict(SERVERS, balance=True, brokers=[1], poll_interval=0.01, progress_file=str(path))
+    first = run_module(kafka_log_dirs.main, args, cluster)
+    assert not first.get("failed"), first
+    assert [(move["partition"], move["to_dir"]) for move in first["moves"]] == [(0, "/b")]
+    # The delays are read once, of the planned brokers.
+    assert _delay_reads(cluster) == [["1"]] and first["delete_delay_ms"] == {"1": 60000}
+    # Broker 1 deletes orders-0's old copy in /a 60 s after the move, so /a's disk still holds it: 46 GiB of
+    # 100 GiB as before the move, /b's 21 GiB. Read as fill, that would move orders-2 (10 GiB) to /b as well.
+    assert [(broker, where, count) for broker, where, count, due in cluster.deleting
+            if due > cluster.clock.now] == [(1, "/a", 20 * GB)]
+    path.write_text("")
+    again = run_module(kafka_log_dirs.main, args, cluster, check_mode=check_mode)
+    assert not again.get("failed") and not again["changed"] and again["moves"] == [], again
+    # The plan was made from the disks once the old copy was gone: /a at 26 GiB.
+    assert again["brokers"]["1"]["dirs"]["/a"]["fill_before"] == 0.26
+    assert again["settle_wait"] == dict(brokers=[1], seconds=60.0)
+    # A real run says why it waits, as it starts and every progress_interval (10 s), for the delay and one
+    # poll_interval more; check mode writes nothing.
+    readings = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [reading["settling"] for reading in readings] == ([] if check_mode else [
+        dict(seconds_left=seconds, brokers=[1]) for seconds in (60.0, 50.0, 40.0, 30.0, 20.0, 10.0, 0.0)])
+    assert cluster.where(1)[("orders", 2)] == "/a" and _submitted(cluster) == [[("orders", 0, 1)]]
+
+
+def test_a_balance_by_bytes_does_not_wait_for_old_copies(run_module, jbod):
+    # Two dirs on one filesystem: a move changes no fill, the balance weighs the replicas' bytes, which DescribeLogDirs
+    # lists without the old copies. Nothing to wait for.
+    cluster = jbod(disks={1: {"/a": 100 * GB, "/b": 100 * GB}},
+                   replicas={1: {("orders", 0): ("/a", 20 * GB), ("orders", 1): ("/a", 15 * GB)}},
+                   filesystems={1: {"/a": "disk", "/b": "disk"}})
+    args = dict(SERVERS, balance=True, poll_interval=0.01)
+    first = run_module(kafka_log_dirs.main, args, cluster)
+    assert first["brokers"]["1"]["weights"] == "bytes" and "settle_wait" not in first
+    assert [(move["partition"], move["to_dir"]) for move in first["moves"]] == [(1, "/b")]
+    started = cluster.clock.now
+    again = run_module(kafka_log_dirs.main, args, cluster)
+    assert not again["changed"] and "settle_wait" not in again and cluster.clock.now == started
+
+
+# Broker 1's /a and /b share one filesystem of 100 GiB, holding 1 GiB of other files and two 10 GiB replicas in /a:
+# at 0.36 it has room for 15 GiB. Evacuating /a copies each replica whole into /b before the broker deletes it from
+# /a, log.segment.delete.delay.ms after its move: the second copy has room only once the first one's old copy is gone.
+ONE_DISK = dict(disks={1: {"/a": 100 * GB, "/b": 100 * GB}}, filesystems={1: {"/a": "disk", "/b": "disk"}},
+                replicas={1: {("orders", 0): ("/a", 10 * GB), ("orders", 1): ("/a", 10 * GB)}})
+EVACUATE_ONE_DISK = dict(SERVERS, evacuate=[dict(broker=1, log_dir="/a")], max_disk_fill=0.36, poll_interval=0.01)
+SHARED = "broker 1's log dirs /a, /b (one filesystem)"
+
+
+@pytest.mark.parametrize("delay_ms", [None, 0], ids=["default-delay", "no-delay"])
+def test_a_copy_that_needs_the_room_of_an_old_copy_waits_for_its_deletion(run_module, jbod, delay_ms):
+    cluster = jbod(**ONE_DISK)
+    if delay_ms is not None:
+        cluster.configs[1][DELETE_DELAY_KEY] = str(delay_ms)
+    predicted = run_module(kafka_log_dirs.main, EVACUATE_ONE_DISK, cluster, check_mode=True)
+    assert not predicted.get("failed"), predicted
+    assert predicted["delete_delay_ms"] == {"1": 60000 if delay_ms is None else 0}
+    # 21 GiB, and a copy of 10 GiB beside its old replica. Deleted at once, the second copy lands as the first's old
+    # copy goes: 31 GiB. Kept 60 s, whether it is gone when the second batch is ready depends on how long the copies
+    # take: the peak counts the 5 GiB of it the second copy lacks room for, and reaches the fill.
+    peak = 31 * GB if delay_ms == 0 else int(0.36 * 100 * GB)
+    assert predicted["disk_peak_bytes"] == {"1": {"/a": peak, "/b": peak}}
+    started = cluster.clock.now
+    result = run_module(kafka_log_dirs.main, EVACUATE_ONE_DISK, cluster)
+    assert not result.get("failed"), result
+    assert _submitted(cluster) == [[("orders", 0, 1)], [("orders", 1, 1)]]
+    assert set(cluster.where(1).values()) == {"/b"}
+    # The second copy never landed beside the first's old copy: at most one copy and its old replica, 31 GiB (with
+    # no delay the fake deletes it as the move completes, and a copy half done is the most seen).
+    assert cluster.peaks[(1, "disk")] == (31 * GB if delay_ms is None else 26 * GB)
+    assert result["disk_peak_bytes"] == predicted["disk_peak_bytes"]
+    waiting = [reading["waiting_for_deletions"] for reading in result["progress"] if "waiting_for_deletions" in reading]
+    if delay_ms is None:
+        assert result["deletion_waits"] == [dict(batch=2, seconds=60.0, places=[SHARED])]
+        assert result["deletion_wait_seconds"] == 60.0 and cluster.clock.now - started >= 60
+        # A reading as the wait starts and every progress_interval (10 s) after.
+        assert waiting == [dict(seconds_left=60.0 - 10 * index, places=[SHARED]) for index in range(6)]
+    else:
+        assert result["deletion_waits"] == [] and result["deletion_wait_seconds"] == 0 and waiting == []
+
+
+def test_a_wait_for_a_deletion_past_the_timeout_fails_at_once_and_a_later_run_finishes(run_module, jbod):
+    cluster = jbod(**ONE_DISK)
+    args = dict(EVACUATE_ONE_DISK, timeout=30)
+    failed = run_module(kafka_log_dirs.main, args, cluster)
+    assert failed["failed"] and failed["msg"] == (
+        "timed out: 1 of 2 replica(s) moved, and the next batch needs room on %s that the replicas earlier batches "
+        "moved off give back only once their brokers delete them (log.segment.delete.delay.ms), 60 s from now, past "
+        "the timeout of 30 s. Run again with the same options once they are deleted" % SHARED), failed["msg"]
+    assert _submitted(cluster) == [[("orders", 0, 1)]] and cluster.where(1)[("orders", 1)] == "/a"
+    cluster.clock.sleep(60)
+    again = run_module(kafka_log_dirs.main, args, cluster)
+    assert not again.get("failed") and again["moved"] == 1 and again["deletion_waits"] == [], again
+    assert set(cluster.where(1).values()) == {"/b"} and cluster.peaks[(1, "disk")] == 31 * GB
+
+
+def test_a_delete_delay_that_cannot_be_read_counts_kafkas_default_and_says_so(run_module, jbod):
+    cluster = jbod(**ONE_DISK)
+    cluster.configs[1][DELETE_DELAY_KEY] = "0"
+    cluster.delays_unread.add(1)
+    result = run_module(kafka_log_dirs.main, EVACUATE_ONE_DISK, cluster)
+    assert not result.get("failed"), result
+    assert result["delete_delay_ms"] == {"1": 60000}
+    assert result["delete_delay_unread"] == {"1": "KafkaConnectionError: broker did not answer"}
+    assert result["warnings"][0].startswith("log.segment.delete.delay.ms could not be read from broker(s) 1 "
+                                            "(KafkaConnectionError: broker did not answer), so Kafka's default "
+                                            "(60000 ms) is counted"), result["warnings"]
+    assert result["deletion_waits"] == [dict(batch=2, seconds=60.0, places=[SHARED])]
+
+
+def test_a_plan_that_moves_nothing_reads_no_delay_and_waits_for_nothing(run_module, cluster):
+    run_module(kafka_log_dirs.main, EVACUATE_A, cluster)
+    started, reads = cluster.clock.now, len(_delay_reads(cluster))
+    again = run_module(kafka_log_dirs.main, EVACUATE_A, cluster)
+    assert not again["changed"] and "delete_delay_ms" not in again and "settle_wait" not in again
+    assert cluster.clock.now == started and len(_delay_reads(cluster)) == reads
+
+
+def test_a_balance_by_fill_waits_for_copies_an_earlier_run_left_before_it_plans(run_module, cluster):
+    # A run that timed out left orders-0 copying to /b; the balance waits for it to end and for its old copy to go,
+    # then plans from what the disks hold: nothing more to move.
+    cluster.copy_polls = 10 ** 6
+    args = dict(SERVERS, balance=True, brokers=[1], timeout=100, poll_interval=1)
+    assert run_module(kafka_log_dirs.main, args, cluster)["failed"]
+    assert list(cluster.future) == [(1, "orders", 0)]
+    cluster.future[(1, "orders", 0)]["polls"] = 5
+    settled = run_module(kafka_log_dirs.main, dict(args, timeout=3600), cluster)
+    assert not settled.get("failed"), settled
+    assert settled["moves"] == [] and settled["brokers"]["1"]["dirs"]["/a"]["fill_before"] == 0.26
+    assert settled["settle_wait"]["seconds"] >= 65 and not cluster.future
+
+
+def test_a_balance_whose_wait_for_old_copies_would_pass_the_timeout_fails_naming_timeout(run_module, cluster):
+    cluster.configs[1][DELETE_DELAY_KEY] = "600000"
+    failed = run_module(kafka_log_dirs.main, dict(SERVERS, balance=True, brokers=[1], timeout=300), cluster)
+    assert failed["failed"] and failed["field"] == "timeout", failed
+    # The delay, and one poll_interval (2 s) for the deletion itself.
+    assert failed["msg"] == (
+        "timeout: a balance by fill plans broker(s) 1 from a reading taken once the old copies earlier moves may have "
+        "left there are deleted (log.segment.delete.delay.ms: 600 s on broker 1), 602 s from now, after the run's "
+        "timeout; raise timeout"), failed["msg"]
+    assert cluster.writes() == []
+
+
+# Sizes in steps of 128 MiB, and each filesystem of a broker of its own size: no two filesystems read as one.
+STEP = 1 << 27
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.data())
+def test_random_moves_keep_every_filesystem_within_its_fill_and_a_second_balance_moves_nothing(
+        run_module, jbod, data):
+    """Random brokers with two or three log dirs on one to three filesystems of random sizes, replicas in random
+    dirs, some dirs cordoned, a random evacuation and balance, and a random log.segment.delete.delay.ms per broker
+    (0, 1 s, Kafka's default 60 s, 5 min): the fake keeps each moved replica's old copy on its filesystem until
+    then. In half the cases other files leave each filesystem room at the fill for about one replica or less, so
+    that copies wait for the deletion of earlier batches' old copies. The run is refused before any change (naming
+    max_disk_fill or the evacuated dir), or no filesystem ever holds more than max_disk_fill of its size (or what
+    it held when that was more), old copies included, each broker's disks no more than the sum of those, and the
+    peaks reported are at least those seen. Run again at once, within the delay, it moves nothing."""
+    disks, filesystems, replicas, cordoned, delays = {}, {}, {}, {}, {}
+    for broker in range(1, data.draw(st.integers(1, 2)) + 1):
+        paths = ["/a", "/b", "/c"][:data.draw(st.integers(2, 3))]
+        on = dict((path, data.draw(st.integers(0, len(paths) - 1))) for path in paths)
+        replicas[broker] = dict((("t", partition), (data.draw(st.sampled_from(paths)),
+                                                    STEP * data.draw(st.integers(0, 400))))
+                                for partition in range(data.draw(st.integers(1, 8))))
+        # Each filesystem can hold every replica of its broker, and no two are of one size.
+        held = sum(size for unused, size in replicas[broker].values())
+        sizes = dict((index, held + STEP * (1000 * (index + 1) + data.draw(st.integers(0, 999))))
+                     for index in set(on.values()))
+        disks[broker] = dict((path, sizes[on[path]]) for path in paths)
+        filesystems[broker] = dict((path, "fs%d" % on[path]) for path in paths)
+        cordoned[broker] = data.draw(st.lists(st.sampled_from(paths), unique=True, max_size=1))
+        delays[broker] = data.draw(st.sampled_from([0, 1000, 60000, 300000]))
+    cluster = jbod(disks, replicas, filesystems=filesystems, copy_polls=data.draw(st.integers(0, 2)))
+    for broker in disks:
+        cluster.configs[broker][DELETE_DELAY_KEY] = str(delays[broker])
+        if cordoned[broker]:
+            cluster.configs[broker][CORDON_KEY] = ",".join(cordoned[broker])
+    fill = data.draw(st.sampled_from([0.5, 0.7, 0.85, 1.0]))
+    if data.draw(st.booleans()):
+        # Tight: other files leave each filesystem room at the fill for about one of the largest replicas, or less.
+        largest = max(size for held in replicas.values() for unused, size in held.values())
+        for broker, named in filesystems.items():
+            for name in set(named.values()):
+                size = next(disks[broker][path] for path in named if named[path] == name)
+                left = int(fill * size) - cluster.used(broker, name) + GB
+                cluster.other[(broker, name)] = max(0, left - STEP * data.draw(st.integers(0, largest // STEP + 8)))
+    args = dict(SERVERS, max_disk_fill=fill, max_moves_per_broker=data.draw(st.integers(1, 3)), poll_interval=0.5,
+                timeout=36000, balance=data.draw(st.booleans()))
+    if data.draw(st.booleans()):
+        broker = data.draw(st.sampled_from(sorted(disks)))
+        args["evacuate"] = [dict(broker=broker, log_dir=data.draw(st.sampled_from(sorted(disks[broker]))))]
+    else:
+        args["balance"] = True
+    note("disks %r filesystems %r replicas %r other %r configs %r args %r" % (
+        disks, filesystems, replicas, cluster.other, cluster.configs, args))
+    start = dict(((broker, name), cluster.used(broker, name)) for broker, held in filesystems.items()
+                 for name in set(held.values()))
+    total = dict(((broker, filesystems[broker][path]), size) for broker, dirs in disks.items()
+                 for path, size in dirs.items())
+    result = run_module(kafka_log_dirs.main, args, cluster)
+    if result.get("failed"):
+        event("refused")
+        assert result["field"] in ("max_disk_fill", "evacuate[0].log_dir"), result
+        assert cluster.writes() == []
+        return
+    event("moved" if result["moves"] else "nothing to move")
+    if result.get("deletion_waits"):
+        event("a batch waited for deletions")
+    for (broker, name), held in start.items():
+        limit = int(fill * total[(broker, name)])
+        assert cluster.peaks[(broker, name)] <= max(held, limit), (broker, name, cluster.peaks, limit, held)
+    for broker in disks:
+        limits = sum(max(held, int(fill * total[(owner, name)])) for (owner, name), held in start.items()
+                     if owner == broker)
+        assert cluster.broker_peaks[broker] <= limits
+        for path, reported in result["disk_peak_bytes"].get(str(broker), {}).items():
+            assert reported >= cluster.peaks[(broker, filesystems[broker][path])], (broker, path, result, cluster.peaks)
+    if any(due > cluster.clock.now for unused, unused, unused, due in cluster.deleting):
+        event("old copies still on disk when run again")
+    again = run_module(kafka_log_dirs.main, args, cluster)
+    assert not again.get("failed") and not again["changed"] and again["moves"] == [], (result, again)

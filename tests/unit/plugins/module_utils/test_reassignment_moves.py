@@ -3,6 +3,7 @@
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from ansible_collections.kafkaops.cluster.plugins.module_utils import _disk_ledger as disk_ledger
 from ansible_collections.kafkaops.cluster.plugins.module_utils import _reassignment_moves as moves
 from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_moves import (
     PlanInputError,
@@ -12,6 +13,11 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._reassignment_mov
     make_batches,
     throttle_entries,
 )
+
+
+def ledger_of(room, sizes, delays=None):
+    """The DiskLedger of a reassignment's entries, counted on brokers alone."""
+    return disk_ledger.DiskLedger(room, moves.reassignment_effects(sizes), delays=delays)
 
 
 def entry(partition, current, target, in_progress=False, topic="t"):
@@ -151,6 +157,14 @@ def test_describe_progress_names_every_figure_it_has():
                                         seconds_left=None, waiting_for_deletions=waiting)) == (
         "2 of 3 partitions moved, the next batch waits 42 s for deletions to free room on broker 4's log dir /a, "
         "broker 4, 1 min 10 s elapsed")
+    # kafka_log_dirs' balance, waiting to plan from disks without old copies.
+    before = dict(done=0, total=3, elapsed=5, bytes_total=None, bytes_copied=None, rate=None, seconds_left=None)
+    assert moves.describe_progress(dict(before, settling=dict(seconds_left=61.5, brokers=[2, 3])), "replicas moved") \
+        == "0 of 3 replicas moved, the plan waits 1 min 02 s for broker(s) 2, 3 to delete the old replicas earlier " \
+           "moves may have left, 5 s elapsed"
+    assert moves.describe_progress(dict(before, settling=dict(seconds_left=None, brokers=[2])), "replicas moved") \
+        == "0 of 3 replicas moved, the plan waits for the copies running on broker(s) 2 to end and their old " \
+           "replicas to be deleted, 5 s elapsed"
 
 
 # ---- batches that keep every broker's disks under their limit while copying ------------------------------
@@ -180,7 +194,7 @@ def test_a_dropped_replica_gives_its_room_back_only_once_its_broker_deletes_it()
     pending = [entry(0, [1, 2], [1, 3]), entry(1, [2, 3], [2, 4])]
     room = {3: 600, 4: 10 ** 6}
     first, second = make_batches(pending, 20, SIZES, room)
-    ledger = moves.DiskLedger(room, SIZES, delays={3: 60, 2: 5})
+    ledger = ledger_of(room, SIZES, delays={3: 60, 2: 5})
     ledger.start(first)
     ledger.complete(first, now=100)
     assert ledger.ready_at(second) == (160, [3])
@@ -189,7 +203,7 @@ def test_a_dropped_replica_gives_its_room_back_only_once_its_broker_deletes_it()
     ledger.delete(160)
     assert ledger.ready_at(second) == (None, []) and ledger.room[3] == 1100
     # Deleting at once (a delay of 0, or none known), the room is back as the move completes.
-    at_once = moves.DiskLedger(room, SIZES, delays={3: 0})
+    at_once = ledger_of(room, SIZES, delays={3: 0})
     at_once.start(first)
     at_once.complete(first, now=100)
     assert at_once.ready_at(second) == (None, [])
@@ -199,7 +213,7 @@ def test_a_batch_waits_for_the_deletions_it_needs_and_no_more():
     # Broker 5 gives up three replicas of 300 bytes, seen complete at 0, 10 and 20 s and deleted 30 s after each;
     # a copy of 500 onto it (no room of its own) needs two of them gone, one of 1,000 more than all three.
     sizes = {"t": {0: {5: 300}, 1: {5: 300}, 2: {5: 300}, 3: {1: 500}, 4: {1: 1000}}}
-    ledger = moves.DiskLedger({5: 0}, sizes, delays={5: 30})
+    ledger = ledger_of({5: 0}, sizes, delays={5: 30})
     for seen, partition in ((0, 0), (10, 1), (20, 2)):
         ledger.complete([entry(partition, [5], [6])], now=seen)
     assert ledger.ready_at([entry(3, [1], [5])]) == (40, [5])
@@ -208,7 +222,7 @@ def test_a_batch_waits_for_the_deletions_it_needs_and_no_more():
     ledger.delete(40)
     assert ledger.room[5] == 600 and ledger.ready_at([entry(3, [1], [5])]) == (None, [])
     # Nothing to wait for: no deletion is due.
-    assert moves.DiskLedger({5: 0}, sizes).ready_at([entry(3, [1], [5])]) == (None, [5])
+    assert ledger_of({5: 0}, sizes).ready_at([entry(3, [1], [5])]) == (None, [5])
 
 
 def test_disk_peaks_count_a_dropped_replica_until_a_batch_needs_its_room():
@@ -229,7 +243,7 @@ def test_copies_onto_one_broker_share_its_room_within_a_batch():
     pending = [entry(partition, [1], [2]) for partition in range(3)]
     assert len(make_batches(pending, 20, sizes, {2: 1200})) == 1
     # Two copies fit beside each other, the third would pass the room; nothing leaves broker 2, so it never fits.
-    with pytest.raises(moves.CapacityOrderError) as refused:
+    with pytest.raises(disk_ledger.CapacityOrderError) as refused:
         make_batches(pending, 20, sizes, {2: 1000, 1: 10 ** 6})
     assert "none of the 1 move(s) left fits: t-2 needs 400 B on broker 2, which has 200 B" in str(refused.value)
     assert refused.value.needs == [("t", 2, 2, 400, 200)]
@@ -238,7 +252,7 @@ def test_copies_onto_one_broker_share_its_room_within_a_batch():
 def test_two_full_brokers_exchanging_replicas_are_refused_naming_both():
     sizes = {"t": {0: {1: 2 << 20}, 1: {2: 3 << 20}}}
     pending = [entry(0, [1], [2]), entry(1, [2], [1])]
-    with pytest.raises(moves.CapacityOrderError) as refused:
+    with pytest.raises(disk_ledger.CapacityOrderError) as refused:
         make_batches(pending, 20, sizes, {1: 1 << 20, 2: -5})
     message = str(refused.value)
     assert "none of the 2 move(s) left fits" in message
@@ -254,7 +268,7 @@ def test_a_move_in_progress_goes_first_whatever_the_room():
 
 def test_disk_room_is_the_fill_limit_less_what_the_disks_hold():
     disks = {1: {"total_bytes": 1000, "used_bytes": 700}, 2: {"total_bytes": 1000, "used_bytes": 900}}
-    assert moves.disk_room(disks, 0.85) == {1: 150, 2: -50}
+    assert disk_ledger.disk_room(disks, 0.85) == {1: 150, 2: -50}
 
 
 @settings(max_examples=150, deadline=None)
@@ -273,7 +287,7 @@ def test_random_batches_never_take_a_broker_past_its_room(data):
     limit = data.draw(st.integers(1, 3))
     try:
         batches = make_batches(pending, limit, sizes, room)
-    except moves.CapacityOrderError as refused:
+    except disk_ledger.CapacityOrderError as refused:
         # Refused only when some move is short of room at the point where the greedy order stopped.
         assert refused.needs and all(needed > left for _t, _p, _b, needed, left in refused.needs)
         return
@@ -311,8 +325,8 @@ def test_only_brokers_with_dirs_on_several_filesystems_get_places_of_their_own()
     assert places.figures == {A: dict(total_bytes=10000, used_bytes=6000), B: dict(total_bytes=20000, used_bytes=1000),
                               C: dict(total_bytes=30000, used_bytes=0)}
     assert places.open == {1: [A, B]}
-    assert moves.disk_room(places.figures, 0.5) == {A: -1000, B: 9000, C: 15000}
-    assert [moves.place_name(place) for place in (3, A, (2, ("/x", "/y")))] == [
+    assert disk_ledger.disk_room(places.figures, 0.5) == {A: -1000, B: 9000, C: 15000}
+    assert [disk_ledger.place_name(place) for place in (3, A, (2, ("/x", "/y")))] == [
         "broker 3", "broker 1's log dir /a", "broker 2's log dirs /x, /y (one filesystem)"]
 
 
@@ -351,11 +365,11 @@ def test_copies_kafka_places_share_the_room_of_every_dir_they_may_land_in():
     disks = {1: dict(total_bytes=30000, used_bytes=3500), 2: dict(total_bytes=10 ** 6, used_bytes=2000)}
     figures = dict(disks)
     figures.update(places.figures)
-    room = moves.disk_room(figures, 0.5)
+    room = disk_ledger.disk_room(figures, 0.5)
     batches = make_batches(pending, 20, sizes, room, places)
     assert [[item["partition"] for item in batch] for batch in batches] == [[0, 2], [1]]
     # By the broker alone the three fit at once.
-    assert len(make_batches(pending, 20, sizes, moves.disk_room(disks, 0.5))) == 1
+    assert len(make_batches(pending, 20, sizes, disk_ledger.disk_room(disks, 0.5))) == 1
     peaks = moves.disk_peaks(batches, sizes, figures, places)
     # Each copy counts in /a and in /b until the end: where Kafka put it is not read again. The broker's is exact.
     assert (peaks[1], peaks[(1, ("/a",))], peaks[(1, ("/b",))]) == (4500, 4500, 2000)
@@ -363,7 +377,7 @@ def test_copies_kafka_places_share_the_room_of_every_dir_they_may_land_in():
     # Named, the same copies count in /b alone and run at once.
     named = moves.LogDirPlaces(state, {("t", 0): {1: "/b"}, ("t", 1): {1: "/b"}})
     assert len(make_batches(pending, 20, sizes, room, named)) == 1
-    with pytest.raises(moves.CapacityOrderError) as refused:
+    with pytest.raises(disk_ledger.CapacityOrderError) as refused:
         make_batches(pending[:2], 20, sizes, {**room, A: 500}, places)
     assert "t-0 needs 1000 B on broker 1's log dir /a, which has 500 B" in str(refused.value)
 
