@@ -99,6 +99,10 @@ class ModuleRun:
     def __getitem__(self, key):
         return self.result[key]
 
+    def __contains__(self, key):
+        # Without it, `key in run` would iterate through __getitem__ with 0, 1, ... and fail on KeyError 0.
+        return key in self.result
+
     def get(self, key, default=None):
         return self.result.get(key, default)
 
