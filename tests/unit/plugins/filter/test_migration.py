@@ -450,9 +450,10 @@ def test_the_upgrade_check_reads_the_plays_states_archives_and_pin():
     from ansible_collections.kafkaops.cluster.plugins.filter.migration import kafka_upgrade_cluster
 
     groups = {"kafka_broker": ["b1", "b2"], "kafka_controller": []}
-    hostvars = dict((host, {"kafka_broker_node_state": [{"host": host, "broker_id": number, "mode": "zookeeper",
-                                                          "version": "3.8.1"}],
-                            "kafka_distribution_version": "3.9.2"}) for number, host in ((1, "b1"), (2, "b2")))
+    hostvars = {}
+    for number, host in ((1, "b1"), (2, "b2")):
+        state = {"host": host, "broker_id": number, "mode": "zookeeper", "version": "3.8.1"}
+        hostvars[host] = {"kafka_broker_node_state": [state], "kafka_distribution_version": "3.9.2"}
     found = kafka_upgrade_cluster(groups, hostvars, ["b1", "b2"])
     assert found["zookeeper_mode"] is True
     assert [problem.split(":")[0] for problem in found["problems"]] == ["kafka_broker_properties"]
