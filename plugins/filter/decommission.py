@@ -54,6 +54,27 @@ def kafka_decommission_check(cluster, broker_ids, default_min_insync_replicas=1,
                 remaining=remaining, problems=problems)
 
 
+def inventory_min_insync_replicas(broker_hosts, hostvars):
+    """The brokers' min.insync.replicas as the inventory gives it: the first kafka_broker host's
+    kafka_broker_min_insync_replicas when it sets one (the role's default, 1, when it does not), 1 without brokers."""
+    if not broker_hosts:
+        return 1
+    return hostvars[broker_hosts[0]].get("kafka_broker_min_insync_replicas", 1)
+
+
+def kafka_decommission_plan(cluster, broker_ids, groups, hostvars, field="broker_ids"):
+    """What decommission.yml works out before anything moves: kafka_decommission_check with the inventory's
+    min.insync.replicas, and what the moves and the run's output need: topics (every topic the cluster read,
+    internal ones included, in its order) and summary (the lines that say what leaves and what remains)."""
+    plan = kafka_decommission_check(cluster, broker_ids,
+                                    inventory_min_insync_replicas(groups.get("kafka_broker") or [], hostvars), field)
+    plan["topics"] = list(cluster.get("topics") or {})
+    plan["summary"] = ["Leaving: %s" % (", ".join(str(broker) for broker in plan["leaving"])
+                                        or "none (already out of the cluster)"),
+                       "Remaining: %s" % ", ".join(str(broker) for broker in plan["remaining"])]
+    return plan
+
+
 def kafka_replicas_on(cluster, broker_ids, field="broker_ids"):
     """The partitions that still have a replica on, or are led by, one of `broker_ids`: {replicas: [...],
     leaders: [...]}, as 'topic-partition' labels, sorted."""
@@ -83,6 +104,7 @@ class FilterModule(object):
     def filters(self):
         return {
             "kafka_decommission_check": kafka_decommission_check,
+            "kafka_decommission_plan": kafka_decommission_plan,
             "kafka_replicas_on": kafka_replicas_on,
             "kafka_decommission_wait_failure": kafka_decommission_wait_failure,
         }

@@ -50,9 +50,10 @@ def kafka_inventory_drift(cluster, inventory_ids, new_brokers="allowed", leaving
 
     The cluster knows a broker that is registered (live, or fenced in KRaft mode) or that any partition's
     replica list names (a ZooKeeper-mode broker that is down is registered nowhere, but still holds
-    replicas). Returns {missing: [{id, where}], unknown: [{id, host}], problems: [sentences]}:
+    replicas). Returns {missing: [{id, where}], unknown: [{id, host}], problems: [sentences], summary}:
     missing, ids the cluster knows and the inventory lacks (always a problem); unknown, ids of the
-    inventory the cluster does not know (a problem with new_brokers=refused, unless in leaving).
+    inventory the cluster does not know (a problem with new_brokers=refused, unless in leaving); summary, the
+    sentence that says they agree, naming the registered brokers and the new ones.
     """
     if new_brokers not in NEW_BROKERS:
         raise AnsibleFilterError("new_brokers: %r is not one of %s" % (new_brokers, ", ".join(NEW_BROKERS)))
@@ -96,7 +97,11 @@ def kafka_inventory_drift(cluster, inventory_ids, new_brokers="allowed", leaving
             problems.append("broker %d (inventory host %s) is not known to the cluster: %s needs every broker of the "
                             "inventory running in it. Deploy it first (kafkaops.cluster.scale_out or site.yml), or "
                             "take the host out of kafka_broker" % (item["id"], item["host"], playbook))
-    return dict(missing=missing, unknown=unknown, problems=problems)
+    summary = "The inventory names every broker the cluster knows (%s)" % ", ".join(
+        str(broker_id) for broker_id in sorted(set(live) | fenced))
+    if unknown:
+        summary += " and new ones: %s" % ", ".join(str(item["id"]) for item in unknown)
+    return dict(missing=missing, unknown=unknown, problems=problems, summary=summary)
 
 
 class FilterModule(object):

@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from html import escape
 
 from ansible.errors import AnsibleFilterError
+from ansible_collections.kafkaops.cluster.plugins.plugin_utils._report_inputs import report_inputs
+from ansible_collections.kafkaops.cluster.plugins.plugin_utils._role_inputs import InputTypeError
 
 # The plan's charts: horizontal bars, one pair (before, after) per broker.
 # Narrow enough for three charts side by side on a page 1000 pixels wide.
@@ -355,6 +357,15 @@ def kafka_report_plan_files(plan_file):
     return files
 
 
+def kafka_report_inputs(report_file, plan_file, verify_reports, consumer_groups):
+    """report.yml's inputs checked and typed once (plugin_utils/_report_inputs.py): {report_path, plan_path,
+    verify_paths, files, consumer_groups}, the paths absolute on the controller."""
+    try:
+        return report_inputs(report_file, plan_file, verify_reports, consumer_groups, os.path.realpath)
+    except InputTypeError as error:
+        raise AnsibleFilterError(str(error)) from None
+
+
 def kafka_report_view(cluster, plan=None, rollback=None, groups=None, verify_reports=None, summary=None):
     """Everything report.html.j2 shows, from a kafka_cluster_info result and the optional inputs.
 
@@ -447,4 +458,4 @@ class FilterModule(object):
 
     def filters(self):
         return {"kafka_report_view": kafka_report_view, "kafka_plan_beside": kafka_plan_beside,
-                "kafka_report_plan_files": kafka_report_plan_files}
+                "kafka_report_plan_files": kafka_report_plan_files, "kafka_report_inputs": kafka_report_inputs}

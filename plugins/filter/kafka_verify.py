@@ -3,7 +3,8 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The kafka_verify role's background producers: the commands that start them, the fact that names them, the list
 steady_stop.yml stops, and the figures of their manifests. The steady producer always; the transactional one (the
-same job in its transactional mode, on its own topic and manifest) when kafka_verify_transactional is on."""
+same job in its transactional mode, on its own topic and manifest) when kafka_verify_transactional is on. And the
+admin user's connection as the role's jobs take it (produce.yml, verify.yml)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -13,6 +14,8 @@ import json
 from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
+from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin import connection_argument_spec
+from ansible_collections.kafkaops.cluster.plugins.plugin_utils._verify_connection import job_connection
 
 # Each producer's log in the jobs folder, by name.
 LOGS = {"steady": "steady_produce.log", "transactional": "transactional_produce.log"}
@@ -92,6 +95,17 @@ def kafka_verify_manifest_totals(results):
     return totals
 
 
+def kafka_verify_connection(connection):
+    """The admin modules' connection options (broker_addresses.yml's kafkaops_connection) as the role's jobs take
+    them, {security_protocol, sasl_mechanism, sasl_username, sasl_password, ssl_cafile, ssl_certfile, ssl_keyfile},
+    each the admin modules' default where the connection leaves it out (plugin_utils/_verify_connection.py)."""
+    if connection is not None and not isinstance(connection, Mapping):
+        raise AnsibleFilterError("kafka_verify_connection: expected the admin modules' connection options (a mapping), "
+                                 "got %s" % type(connection).__name__)
+    defaults = dict((option, spec.get("default")) for option, spec in connection_argument_spec().items())
+    return job_connection(connection, defaults)
+
+
 class FilterModule(object):
 
     def filters(self):
@@ -100,4 +114,5 @@ class FilterModule(object):
             "kafka_verify_producers_started": kafka_verify_producers_started,
             "kafka_verify_producer_stops": kafka_verify_producer_stops,
             "kafka_verify_manifest_totals": kafka_verify_manifest_totals,
+            "kafka_verify_connection": kafka_verify_connection,
         }

@@ -9,6 +9,13 @@ from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
 from ansible_collections.kafkaops.cluster.plugins.filter.kraft import java_properties
+from ansible_collections.kafkaops.cluster.plugins.plugin_utils import _migration_run as run
+from ansible_collections.kafkaops.cluster.plugins.plugin_utils._node_states import (
+    NodeStateError,
+    node_states,
+    upgrade_inventory,
+    zookeeper_mode,
+)
 from ansible_collections.kafkaops.cluster.plugins.plugin_utils._role_inputs import InputTypeError, convert
 
 # The steps of the migration, in the order Kafka's procedure (KIP-866) takes them. Each is also a phase
@@ -359,14 +366,21 @@ def kafka_nodes_behind(hosts, hostvars, version):
     return behind
 
 
-def kafka_migration_wait_failure(seen, migration_path, ids_path, rolled_ids, timeout):
+def kafka_migration_wait_failure(result, migration_path, ids_path, rolled_ids, timeout):
     """What the wait for the metadata copy saw last, as a sentence, when it ended without the copy.
 
-    seen: the last zookeeper_znode result's znodes ({path: {exists, value, children}}); rolled_ids: the
+    result: the failed wait's result (ansible_failed_result). When it read no znodes (a read that failed), its
+    message ('failed' without one). Else from its znodes ({path: {exists, value, children}}); rolled_ids: the
     broker ids this run rolled into migration mode (the inventory's). The controllers copy the metadata
     only once every broker registered in ZooKeeper runs in migration mode, so the brokers registered and
     not rolled are named: they are what the controllers wait for.
     """
+    if not isinstance(result, Mapping):
+        raise AnsibleFilterError("kafka_migration_wait_failure: expected the failed wait's result, got %s"
+                                 % type(result).__name__)
+    if "znodes" not in result:
+        return result["msg"] if "msg" in result else "failed"
+    seen = result["znodes"]
     migration = (seen or {}).get(migration_path) or {}
     offset = (migration.get("value") or {}).get("kraft_metadata_offset") if migration.get("exists") else None
     registered = sorted(int(child) for child in ((seen or {}).get(ids_path) or {}).get("children") or [])
@@ -385,6 +399,95 @@ def kafka_migration_wait_failure(seen, migration_path, ids_path, rolled_ids, tim
     return sentence
 
 
+def _hosts(filter_name, what, value):
+    if not isinstance(value, (list, tuple)):
+        raise AnsibleFilterError("%s: %s: expected a list of host names, got %s"
+                                 % (filter_name, what, type(value).__name__))
+    return list(value)
+
+
+def _groups(filter_name, groups):
+    if not isinstance(groups, Mapping):
+        raise AnsibleFilterError("%s: expected the inventory's groups (a mapping), got %s"
+                                 % (filter_name, type(groups).__name__))
+    return groups
+
+
+def kafka_migration_nodes(groups, hostvars, play_hosts):
+    """What migrate_to_kraft.yml read of the nodes of its play and where ZooKeeper is (migration_nodes in
+    plugin_utils/_migration_run.py): brokers, controllers, broker_hosts, controller_hosts, zookeeper (connect,
+    ensemble, servers, chroot) and finalized."""
+    try:
+        return run.migration_nodes(_groups("kafka_migration_nodes", groups),
+                                   _hosts("kafka_migration_nodes", "play_hosts", play_hosts), hostvars)
+    except NodeStateError as error:
+        raise AnsibleFilterError("kafka_migration_nodes: %s" % error) from None
+
+
+def kafka_migration_zookeeper_session(servers, first_broker):
+    """zookeeper_znode's servers and the brokers' ZooKeeper login (first_broker: the first kafka_broker host's
+    variables, which hold the kafka_broker_migration_peer node_state.yml noted; {} when it has none)."""
+    peer = (first_broker or {}).get("kafka_broker_migration_peer")
+    return run.zookeeper_session(_hosts("kafka_migration_zookeeper_session", "servers", servers), peer)
+
+
+def kafka_migration_run(znodes_result, nodes, hostvars, phase, wait_timeout, soak_minutes):
+    """Where the migration stands and what this run does, from the read of ZooKeeper's /cluster/id and /migration
+    (znodes_result, the zookeeper_znode result: failed when ZooKeeper no longer runs) and the nodes
+    (kafka_migration_nodes).
+
+    Returns the plan (kafka_migration_plan: steps, refusal) with state (kafka_migration_state), cluster_id,
+    precheck (kafka_migration_precheck's problems for these steps), summary (the lines that show where the
+    migration stands and what the run does) and the inputs typed: phase, rollback, wait_timeout, wait_delay,
+    wait_retries, soak_minutes.
+    """
+    for name, value in (("znodes_result", znodes_result), ("nodes", nodes)):
+        if not isinstance(value, Mapping):
+            raise AnsibleFilterError("kafka_migration_run: %s must be a mapping, got %s" % (name, type(value).__name__))
+    try:
+        inputs = run.run_inputs(phase, wait_timeout, soak_minutes)
+    except InputTypeError as error:
+        raise AnsibleFilterError(str(error)) from None
+    chroot = nodes["zookeeper"]["chroot"]
+    znodes = znodes_result.get("znodes", {})
+    found_id = run.cluster_id(znodes, chroot)
+    state = kafka_migration_state(nodes["brokers"], nodes["controllers"], znodes.get(chroot + "/migration", {}),
+                                  found_id, zookeeper_running=not znodes_result.get("failed", False))
+    plan = kafka_migration_plan(state, inputs["phase"], rollback=inputs["rollback"])
+    precheck = kafka_migration_precheck(
+        nodes["brokers"], nodes["controllers"], [(hostvars[host], host) for host in nodes["broker_hosts"]],
+        [(hostvars[host], host) for host in nodes["controller_hosts"]], found_id, plan["steps"])
+    result = dict(plan)
+    result.update(inputs)
+    result.update(state=state, cluster_id=found_id, precheck=precheck, summary=run.standing_lines(state, plan["steps"]))
+    return result
+
+
+def kafka_migration_soak(controllers, soak_minutes, now):
+    """Whether the soak before finalizing is over ({over, message}: soak in plugin_utils/_migration_run.py), from
+    the controllers' states (brokers_kraft_since), the minutes asked (an int) and the time now (seconds)."""
+    if not isinstance(soak_minutes, int) or isinstance(soak_minutes, bool):
+        raise AnsibleFilterError("kafka_migration_soak: soak_minutes: expected an int, got %r" % (soak_minutes,))
+    return run.soak(controllers or [], soak_minutes, now)
+
+
+def kafka_upgrade_cluster(groups, hostvars, play_hosts):
+    """What upgrade.yml finds before any service changes, from the node states and the archives its play read:
+    {problems (kafka_upgrade_check's, the brokers' pinned inter.broker.protocol.version read from the first
+    kafka_broker host's kafka_broker_properties), zookeeper_mode (every broker runs in ZooKeeper mode)}."""
+    groups = _groups("kafka_upgrade_cluster", groups)
+    play_hosts = _hosts("kafka_upgrade_cluster", "play_hosts", play_hosts)
+    broker_hosts = list(groups.get("kafka_broker") or [])
+    try:
+        states = node_states(broker_hosts, groups.get("kafka_controller") or [], play_hosts, hostvars)
+        inventory = upgrade_inventory(broker_hosts, play_hosts, hostvars)
+    except NodeStateError as error:
+        raise AnsibleFilterError("kafka_upgrade_cluster: %s" % error) from None
+    return {"problems": kafka_upgrade_check(states["brokers"], states["controllers"], inventory["targets"],
+                                            inventory["pinned_protocol"]),
+            "zookeeper_mode": zookeeper_mode(states["brokers"])}
+
+
 class FilterModule(object):
     def filters(self):
         return {
@@ -396,4 +499,9 @@ class FilterModule(object):
             "kafka_upgrade_check": kafka_upgrade_check,
             "kafka_nodes_behind": kafka_nodes_behind,
             "kafka_migration_wait_failure": kafka_migration_wait_failure,
+            "kafka_migration_nodes": kafka_migration_nodes,
+            "kafka_migration_zookeeper_session": kafka_migration_zookeeper_session,
+            "kafka_migration_run": kafka_migration_run,
+            "kafka_migration_soak": kafka_migration_soak,
+            "kafka_upgrade_cluster": kafka_upgrade_cluster,
         }

@@ -81,3 +81,40 @@ def test_a_wait_that_stopped_on_a_failed_read_gives_the_reads_message():
     assert kafka_decommission_wait_failure(failed, [4]) == (
         "Brokers 4 leaving the cluster within 60 s of their stop: the wait stopped on a failed read: "
         "NoBrokersAvailable: no broker of 1:9092 answered. Their units are stopped; run the playbook again to finish")
+
+
+@pytest.mark.parametrize("groups, hostvars, broker_ids, problems", [
+    # The first broker host's kafka_broker_min_insync_replicas counts for topics without their own: 3 remain, enough
+    # for 3, not for 4.
+    ({"kafka_broker": ["k1", "k2"]}, {"k1": {"kafka_broker_min_insync_replicas": 3}, "k2": {}}, "4,5", []),
+    ({"kafka_broker": ["k1", "k2"]},
+     {"k1": {"kafka_broker_min_insync_replicas": "4"}, "k2": {"kafka_broker_min_insync_replicas": 1}}, "4,5",
+     ["topic __consumer_offsets: min.insync.replicas 4, but only 3 broker(s) would remain; acks=all producers would be "
+      "refused"]),
+    # Unset, or no broker group: the role's default, 1.
+    ({"kafka_broker": ["k1"]}, {"k1": {}}, "3,4,5",
+     ["topic __consumer_offsets: replication factor 3, but only 2 broker(s) would remain (1,2); lower its replication "
+      "factor first, or keep more brokers",
+      "topic orders: replication factor 3, but only 2 broker(s) would remain (1,2); lower its replication factor "
+      "first, or keep more brokers"]),
+    ({}, {}, "5", []),
+])
+def test_the_plan_takes_the_inventorys_min_insync_replicas(groups, hostvars, broker_ids, problems):
+    from ansible_collections.kafkaops.cluster.plugins.filter.decommission import kafka_decommission_plan
+
+    assert kafka_decommission_plan(FIVE, broker_ids, groups, hostvars)["problems"] == problems
+
+
+@pytest.mark.parametrize("broker_ids, summary", [
+    ("4,5", ["Leaving: 4, 5", "Remaining: 1, 2, 3"]),
+    # A second run, the brokers already gone.
+    ("6", ["Leaving: none (already out of the cluster)", "Remaining: 1, 2, 3, 4, 5"]),
+])
+def test_the_plan_says_what_leaves_and_names_every_topic_to_move(broker_ids, summary):
+    from ansible_collections.kafkaops.cluster.plugins.filter.decommission import kafka_decommission_plan
+
+    plan = kafka_decommission_plan(FIVE, broker_ids, {"kafka_broker": []}, {})
+    assert plan["summary"] == summary
+    # Internal topics too, in the order the cluster was read.
+    assert plan["topics"] == ["orders", "__consumer_offsets"]
+    assert plan["ids"] == [int(broker) for broker in broker_ids.split(",")]

@@ -22,7 +22,19 @@ INVENTORY = {"k1": [1], "k2": [2], "k3": [3]}
 
 def test_agreement_has_no_problem():
     drift = kafka_inventory_drift(cluster([1, 2, 3], {"orders": [[1, 2, 3]]}), INVENTORY)
-    assert drift == dict(missing=[], unknown=[], problems=[])
+    assert drift == dict(missing=[], unknown=[], problems=[],
+                         summary="The inventory names every broker the cluster knows (1, 2, 3)")
+
+
+@pytest.mark.parametrize("live, fenced, inventory, summary", [
+    # Registered brokers, live and fenced, in order, each once.
+    ([3, 1], [2, 3], {"k1": [1], "k2": [2], "k3": [3]}, "The inventory names every broker the cluster knows (1, 2, 3)"),
+    # New brokers of the inventory (scale-out) are named after them.
+    ([1], [], {"k1": [1], "k4": [5, 4]}, "The inventory names every broker the cluster knows (1) and new ones: 4, 5"),
+    ([], [], {"k1": [1]}, "The inventory names every broker the cluster knows () and new ones: 1"),
+])
+def test_the_summary_names_the_registered_brokers_and_the_new_ones(live, fenced, inventory, summary):
+    assert kafka_inventory_drift(cluster(live, fenced=fenced), inventory)["summary"] == summary
 
 
 def test_a_zookeeper_registration_the_inventory_lacks_is_named_with_its_address():

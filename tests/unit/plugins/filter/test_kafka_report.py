@@ -12,6 +12,7 @@ from ansible_collections.kafkaops.cluster.plugins.filter.kafka_report import (
     CHART_WIDTH,
     human_bytes,
     kafka_plan_beside,
+    kafka_report_inputs,
     kafka_report_plan_files,
     kafka_report_view,
 )
@@ -421,3 +422,21 @@ def test_no_certificate_section_without_certificates_read_or_on_a_plaintext_list
     assert kafka_report_view(plaintext)["certificates_read"] is True
     for view in (without, kafka_report_view(plaintext)):
         assert 'id="certificates"' not in _page(view)
+
+
+def test_the_inputs_are_absolute_paths_on_the_controller(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "v1.json").write_text("{}")
+    os.symlink("v1.json", str(tmp_path / "latest.json"))
+    inputs = kafka_report_inputs("page.html", "plan.json", "latest.json,,v1.json", "no")
+    real = os.path.realpath(str(tmp_path))
+    assert inputs["report_path"] == os.path.join(real, "page.html")
+    # A link is followed to its file, as the realpath filter did.
+    assert inputs["verify_paths"] == [os.path.join(real, "v1.json")] * 2
+    assert [item["variable"] for item in inputs["files"]] == ["plan_file", "verify_reports", "verify_reports"]
+    assert inputs["consumer_groups"] is False
+
+
+def test_inputs_that_cannot_be_typed_are_refused_by_name():
+    with pytest.raises(AnsibleFilterError, match="^consumer_groups: 'some' is not a bool"):
+        kafka_report_inputs("page.html", "", [], "some")

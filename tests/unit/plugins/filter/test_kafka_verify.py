@@ -6,6 +6,7 @@ import json
 import pytest
 from ansible.errors import AnsibleFilterError
 from ansible_collections.kafkaops.cluster.plugins.filter.kafka_verify import (
+    kafka_verify_connection,
     kafka_verify_manifest_totals,
     kafka_verify_producer_starts,
     kafka_verify_producer_stops,
@@ -91,3 +92,22 @@ def test_the_figures_leave_out_the_ranges():
                for name, manifest in manifests.items()]
     assert kafka_verify_manifest_totals(results) == {
         "steady": {"acknowledged": 3, "run_id": "s"}, "transactional": {"acknowledged": 2, "aborted": 1}}
+
+
+@pytest.mark.parametrize("connection, expected", [
+    # broker_addresses.yml's fallback: the rest as the admin modules default it.
+    ({"security_protocol": "PLAINTEXT"},
+     {"security_protocol": "PLAINTEXT", "sasl_mechanism": "PLAIN", "sasl_username": "", "sasl_password": "",
+      "ssl_cafile": "", "ssl_certfile": "", "ssl_keyfile": ""}),
+    ({"security_protocol": "SASL_SSL", "sasl_mechanism": "SCRAM-SHA-512", "sasl_username": "admin",
+      "sasl_password": "pw", "ssl_cafile": "/tls/ca.crt", "ssl_check_hostname": False},
+     {"security_protocol": "SASL_SSL", "sasl_mechanism": "SCRAM-SHA-512", "sasl_username": "admin",
+      "sasl_password": "pw", "ssl_cafile": "/tls/ca.crt", "ssl_certfile": "", "ssl_keyfile": ""}),
+])
+def test_the_admin_connection_as_the_jobs_take_it(connection, expected):
+    assert kafka_verify_connection(connection) == expected
+
+
+def test_a_connection_that_is_no_mapping_is_refused():
+    with pytest.raises(AnsibleFilterError, match="kafka_verify_connection: expected the admin modules' connection"):
+        kafka_verify_connection("SASL_SSL")

@@ -272,7 +272,8 @@ def test_a_metadata_wait_that_never_ends_names_the_brokers_the_controllers_wait_
     # As after the demo: broker 4 registered in ZooKeeper, the inventory's kafka_broker group without it.
     seen = {"/kafka/migration": {"exists": True, "value": {"kraft_metadata_offset": -1}},
             "/kafka/brokers/ids": {"exists": True, "children": ["4", "1", "3", "2"]}}
-    sentence = kafka_migration_wait_failure(seen, "/kafka/migration", "/kafka/brokers/ids", [3, 1, 2], 600)
+    sentence = kafka_migration_wait_failure({"failed": True, "attempts": 121, "znodes": seen}, "/kafka/migration",
+                                            "/kafka/brokers/ids", [3, 1, 2], 600)
     assert sentence.startswith("after 600 s, /kafka/migration still held kraft_metadata_offset -1 (the controllers")
     assert "Registered in ZooKeeper: brokers 1, 2, 3, 4; rolled into migration mode by this run: 1, 2, 3" in sentence
     assert sentence.endswith("The controllers are waiting for broker(s) 4, which the inventory lacks: add their hosts "
@@ -282,11 +283,24 @@ def test_a_metadata_wait_that_never_ends_names_the_brokers_the_controllers_wait_
 def test_a_metadata_wait_without_a_missing_broker_says_what_it_saw_and_no_more():
     from ansible_collections.kafkaops.cluster.plugins.filter.migration import kafka_migration_wait_failure
 
-    sentence = kafka_migration_wait_failure({"/migration": {"exists": False}, "/brokers/ids": {"children": ["1"]}},
-                                            "/migration", "/brokers/ids", [1], 30)
+    sentence = kafka_migration_wait_failure(
+        {"failed": True, "znodes": {"/migration": {"exists": False}, "/brokers/ids": {"children": ["1"]}}},
+        "/migration", "/brokers/ids", [1], 30)
     assert sentence == ("after 30 s, /migration still held kraft_metadata_offset (no znode) (the controllers write the "
                         "offset they copied up to once every broker registered in ZooKeeper runs in migration mode). "
                         "Registered in ZooKeeper: brokers 1; rolled into migration mode by this run: 1")
+
+
+@pytest.mark.parametrize("result, sentence", [
+    # The read itself failed (ZooKeeper unreachable, a refused login): its own message.
+    ({"failed": True, "msg": "no ZooKeeper server of z1:2181 answered"}, "no ZooKeeper server of z1:2181 answered"),
+    ({"failed": True, "msg": ""}, ""),
+    ({"failed": True}, "failed"),
+])
+def test_a_metadata_wait_whose_read_failed_gives_the_reads_message(result, sentence):
+    from ansible_collections.kafkaops.cluster.plugins.filter.migration import kafka_migration_wait_failure
+
+    assert kafka_migration_wait_failure(result, "/migration", "/brokers/ids", [1], 30) == sentence
 
 
 def test_the_nodes_behind_are_named_once_each_and_nodes_not_read_are_not_counted():
@@ -305,3 +319,146 @@ def test_the_nodes_behind_are_named_once_each_and_nodes_not_read_are_not_counted
     assert kafka_nodes_behind(["b1", "b2", "c1", "c2", "x1", "unread"], hostvars, "4.4.0") == ["b1", "c1", "x1"]
     assert kafka_nodes_behind(["b2", "c2"], hostvars, "4.4.0") == []
     assert kafka_nodes_behind([], hostvars, "4.4.0") == []
+
+
+def _nodes_hostvars(broker_modes, controller_kwargs=None, peer=None):
+    """hostvars of brokers b1.. and controllers c1..c3 as node_state.yml leaves them, and the zookeeper group z1."""
+    hostvars = {"z1": {"ansible_host": "10.0.0.9"}}
+    for state in brokers(*broker_modes):
+        hostvars[state["host"]] = {"kafka_broker_node_state": [dict(state, version="3.9.1", properties={},
+                                                                    log_dirs=["/data"])],
+                                   "kafka_broker_zookeeper_chroot": "/kafka",
+                                   "kafka_broker_migration_peer": peer or {}}
+    for state in controllers(**(controller_kwargs or {})):
+        hostvars[state["host"]] = {"kafka_controller_node_state": dict(state, zookeeper_connect="")}
+    groups = {"kafka_broker": ["b%d" % n for n in range(1, len(broker_modes) + 1)],
+              "kafka_controller": ["c1", "c2", "c3"], "zookeeper": ["z1"]}
+    return groups, hostvars
+
+
+def _read(offset=None, failed=False):
+    if failed:
+        return {"failed": False, "msg": "no ZooKeeper server answered"} if failed == "finalized" else {"failed": True}
+    found = {"/kafka/cluster/id": {"exists": True, "value": {"version": "1", "id": ZK_ID}}}
+    if offset is not None:
+        found["/kafka/migration"] = {"exists": True, "value": {"kraft_metadata_offset": offset}}
+    return {"failed": False, "znodes": found}
+
+
+@pytest.mark.parametrize("broker_modes, controller_kwargs, read, phase, steps, shown", [
+    # A ZooKeeper-mode cluster, controllers not set up: the default run goes up to the soak.
+    (("zookeeper",) * 3, dict(configured=False, active=False), _read(), "brokers_kraft",
+     ["controllers", "brokers_migration", "metadata_migrated", "brokers_kraft"],
+     "Last phase done: none, the cluster runs on ZooKeeper"),
+    # Controllers up, brokers rolled, metadata copied: one phase at a time.
+    (("migration",) * 3, {}, _read(120), "brokers_kraft", ["brokers_kraft"], "Last phase done: metadata_migrated"),
+    (("migration",) * 3, {}, _read(-1), "controllers", [], "Last phase done: brokers_migration"),
+    (("kraft",) * 3, {}, _read(120), "rollback",
+     ["rollback_brokers_to_migration", "rollback_controllers", "rollback_brokers_to_zookeeper"],
+     "Last phase done: brokers_kraft"),
+])
+def test_a_run_works_out_the_state_the_plan_and_what_it_shows(broker_modes, controller_kwargs, read, phase, steps,
+                                                              shown):
+    from ansible_collections.kafkaops.cluster.plugins.filter.migration import kafka_migration_nodes, kafka_migration_run
+
+    groups, hostvars = _nodes_hostvars(broker_modes, controller_kwargs)
+    nodes = kafka_migration_nodes(groups, hostvars, sorted(hostvars))
+    run = kafka_migration_run(read, nodes, hostvars, phase=phase, wait_timeout="30", soak_minutes=60)
+    assert run["steps"] == steps and run["refusal"] == ""
+    assert run["cluster_id"] == ZK_ID and run["summary"][0] == shown
+    assert run["summary"][-1] == "This run: %s" % (", ".join(steps) or "nothing to do")
+    assert (run["wait_timeout"], run["wait_retries"], run["soak_minutes"]) == (30, 6, 60)
+    assert run["rollback"] is (phase == "rollback")
+
+
+def test_a_run_holds_the_precheck_of_its_steps():
+    from ansible_collections.kafkaops.cluster.plugins.filter.migration import kafka_migration_nodes, kafka_migration_run
+
+    groups, hostvars = _nodes_hostvars(("zookeeper",) * 3, dict(configured=False, active=False))
+    hostvars["b2"]["kafka_broker_node_state"][0]["version"] = "3.8.1"
+    nodes = kafka_migration_nodes(groups, hostvars, sorted(hostvars))
+    run = kafka_migration_run(_read(), nodes, hostvars, phase="controllers", wait_timeout=600, soak_minutes=60)
+    assert run["precheck"] == ["b2 (broker 2): runs Kafka 3.8.1; the migration runs on Kafka 3.9 (upgrade the cluster "
+                               "to 3.9 first)"]
+    # Nothing to do: nothing to check.
+    groups, hostvars = _nodes_hostvars(("migration",) * 3)
+    nodes = kafka_migration_nodes(groups, hostvars, sorted(hostvars))
+    assert kafka_migration_run(_read(-1), nodes, hostvars, "controllers", 600, 60)["precheck"] == []
+
+
+@pytest.mark.parametrize("read, completed", [
+    # Finalized and ZooKeeper's read failed: the playbook's failed_when let the run go on, and Ansible registers
+    # failed as that condition's value (false), so the state counts ZooKeeper as running.
+    (_read(failed="finalized"), "finalize"),
+    # A read marked failed: ZooKeeper no longer runs.
+    ({"failed": True}, "zookeeper_decommission"),
+])
+def test_a_finalized_cluster_reads_no_znodes(read, completed):
+    from ansible_collections.kafkaops.cluster.plugins.filter.migration import kafka_migration_nodes, kafka_migration_run
+
+    groups, hostvars = _nodes_hostvars(("kraft",) * 3, dict(migration=False))
+    nodes = kafka_migration_nodes(groups, hostvars, sorted(hostvars))
+    assert nodes["finalized"] is True
+    run = kafka_migration_run(read, nodes, hostvars, "zookeeper_decommission", 600, 60)
+    assert (run["state"]["completed"], run["cluster_id"]) == (completed, "")
+
+
+@pytest.mark.parametrize("phase, timeout, minutes, message", [
+    ("finalise", 600, 60, "phase: 'finalise' is not a phase of the migration"),
+    ("finalize", "ten", 60, "migration_wait_timeout: 'ten' is not an int"),
+    ("finalize", 600, "an hour", "migration_soak_minutes: 'an hour' is not an int"),
+])
+def test_a_runs_bad_inputs_are_refused_by_name(phase, timeout, minutes, message):
+    from ansible_collections.kafkaops.cluster.plugins.filter.migration import kafka_migration_nodes, kafka_migration_run
+
+    groups, hostvars = _nodes_hostvars(("zookeeper",) * 3)
+    nodes = kafka_migration_nodes(groups, hostvars, sorted(hostvars))
+    with pytest.raises(AnsibleFilterError, match=message):
+        kafka_migration_run(_read(), nodes, hostvars, phase, timeout, minutes)
+
+
+def test_a_play_host_without_its_node_state_is_named():
+    from ansible_collections.kafkaops.cluster.plugins.filter.migration import kafka_migration_nodes
+
+    groups, hostvars = _nodes_hostvars(("zookeeper",) * 2)
+    del hostvars["b2"]["kafka_broker_node_state"]
+    with pytest.raises(AnsibleFilterError, match="kafka_migration_nodes: b2: kafka_broker_node_state is not set"):
+        kafka_migration_nodes(groups, hostvars, ["b1", "b2"])
+
+
+@pytest.mark.parametrize("first_broker, expected", [
+    ({"kafka_broker_migration_peer": {"zookeeper_sasl_user": "kafka", "zookeeper_sasl_password": "pw"}},
+     {"servers": ["z:2181"], "sasl_user": "kafka", "sasl_password": "pw"}),
+    # The first broker not read in this play (--limit): no login.
+    ({}, {"servers": ["z:2181"]}),
+])
+def test_the_zookeeper_session_takes_the_first_brokers_login(first_broker, expected):
+    from ansible_collections.kafkaops.cluster.plugins.filter.migration import kafka_migration_zookeeper_session
+
+    assert kafka_migration_zookeeper_session(["z:2181"], first_broker) == expected
+
+
+@pytest.mark.parametrize("minutes", ["60", True, 1.5])
+def test_the_soak_takes_the_minutes_the_run_typed(minutes):
+    from ansible_collections.kafkaops.cluster.plugins.filter.migration import kafka_migration_soak
+
+    with pytest.raises(AnsibleFilterError, match="kafka_migration_soak: soak_minutes: expected an int"):
+        kafka_migration_soak([], minutes, 1764400000)
+
+
+def test_the_upgrade_check_reads_the_plays_states_archives_and_pin():
+    from ansible_collections.kafkaops.cluster.plugins.filter.migration import kafka_upgrade_cluster
+
+    groups = {"kafka_broker": ["b1", "b2"], "kafka_controller": []}
+    hostvars = {}
+    for number, host in ((1, "b1"), (2, "b2")):
+        state = {"host": host, "broker_id": number, "mode": "zookeeper", "version": "3.8.1"}
+        hostvars[host] = {"kafka_broker_node_state": [state], "kafka_distribution_version": "3.9.2"}
+    found = kafka_upgrade_cluster(groups, hostvars, ["b1", "b2"])
+    assert found["zookeeper_mode"] is True
+    assert [problem.split(":")[0] for problem in found["problems"]] == ["kafka_broker_properties"]
+    hostvars["b1"]["kafka_broker_properties"] = {"inter.broker.protocol.version": "3.8"}
+    assert kafka_upgrade_cluster(groups, hostvars, ["b1", "b2"]) == {"problems": [], "zookeeper_mode": True}
+    # Another archive on one host.
+    hostvars["b2"]["kafka_distribution_version"] = "4.4.0"
+    assert "one archive for the whole cluster" in kafka_upgrade_cluster(groups, hostvars, ["b1", "b2"])["problems"][0]
