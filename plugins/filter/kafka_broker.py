@@ -15,6 +15,7 @@ from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
 from ansible.module_utils.six import string_types
+from ansible.plugins.filter.core import flatten
 from ansible.plugins.test.core import version_compare
 from ansible_collections.kafkaops.cluster.plugins.filter.kraft import kafka_scram_format_arguments, kafka_storage_plan
 from ansible_collections.kafkaops.cluster.plugins.plugin_utils import _broker_host_model as broker
@@ -240,6 +241,19 @@ def kafka_broker_defaults(groups, hostvars):
     }
 
 
+def kafka_client_defaults(groups, hostvars):
+    """How the collection's client roles (kafka_topics, kafka_access, kafka_verify) reach the cluster by default:
+    bootstrap_servers, the client addresses each host of the kafka_broker group noted (kafka_broker_client_addresses,
+    set by the kafka_broker role), and admin_connection, the first admin connection one of them noted
+    (kafka_broker_admin_connection), {} when none did."""
+    _mapping("kafka_client_defaults", "groups", groups)
+    noted = [host_variables(hostvars, host, ("kafka_broker_client_addresses", "kafka_broker_admin_connection"))
+             for host in groups.get("kafka_broker") or []]
+    connections = [found["kafka_broker_admin_connection"] for found in noted if "kafka_broker_admin_connection" in found]
+    return {"bootstrap_servers": flatten([found.get("kafka_broker_client_addresses", []) for found in noted]),
+            "admin_connection": (connections[0] if connections else None) or {}}
+
+
 def kafka_broker_host_model(inputs, settings, cluster, hostvars=None):
     """The kafka_broker role's host model (plugin_utils/_broker_host_model.py says what it holds), with the
     controller's own files behind the checks of provided TLS files (there, and the certificate its key's).
@@ -401,6 +415,7 @@ class FilterModule(object):
             "kafka_broker_restart_order": kafka_broker_restart_order,
             "kafka_broker_id_limit": kafka_broker_id_limit,
             "kafka_broker_defaults": kafka_broker_defaults,
+            "kafka_client_defaults": kafka_client_defaults,
             "kafka_broker_host_model": kafka_broker_host_model,
             "kafka_broker_host_state": kafka_broker_host_state,
             "kafka_broker_files": kafka_broker_files,

@@ -333,8 +333,31 @@ def test_the_filters_want_mappings(name, arguments):
 
 def test_every_filter_is_registered():
     registered = kafka_broker.FilterModule().filters()
-    for name in ("kafka_broker_defaults", "kafka_broker_host_model", "kafka_broker_host_state", "kafka_broker_files",
+    for name in ("kafka_broker_defaults", "kafka_client_defaults", "kafka_broker_host_model", "kafka_broker_host_state",
+                 "kafka_broker_files",
                  "kafka_broker_restarts", "kafka_broker_restart_plan", "kafka_broker_installed",
                  "kafka_broker_storage_plan", "kafka_broker_storage_format", "kafka_broker_node_state",
                  "kafka_broker_unregister_commands"):
         assert registered[name] is getattr(kafka_broker, name)
+
+
+CLIENT_HOSTVARS = {
+    "b1": {"kafka_broker_client_addresses": ["b1:9092"]},
+    "b2": {"kafka_broker_client_addresses": [["b2:9092"], None, "b2:9093"],
+           "kafka_broker_admin_connection": {"security_protocol": "SASL_SSL"}},
+    "b3": {"kafka_broker_admin_connection": {"security_protocol": "SSL"}},
+    "b4": {"kafka_broker_client_addresses": ["b4:9092"], "kafka_broker_admin_connection": None},
+}
+
+
+@pytest.mark.parametrize("group, bootstrap, connection", [
+    (["b1", "b2", "b3"], ["b1:9092", "b2:9092", "b2:9093"], {"security_protocol": "SASL_SSL"}),
+    (["b3", "b2"], ["b2:9092", "b2:9093"], {"security_protocol": "SSL"}),
+    (["b1"], ["b1:9092"], {}),
+    # The first connection noted is empty: none, as an empty mapping, not the next one.
+    (["b4", "b2"], ["b4:9092", "b2:9092", "b2:9093"], {}),
+    ([], [], {}),
+])
+def test_client_defaults_take_every_brokers_addresses_and_the_first_connection(group, bootstrap, connection):
+    found = kafka_broker.kafka_client_defaults({"kafka_broker": group}, CLIENT_HOSTVARS)
+    assert found == {"bootstrap_servers": bootstrap, "admin_connection": connection}
