@@ -249,7 +249,8 @@ def kafka_client_defaults(groups, hostvars):
     _mapping("kafka_client_defaults", "groups", groups)
     noted = [host_variables(hostvars, host, ("kafka_broker_client_addresses", "kafka_broker_admin_connection"))
              for host in groups.get("kafka_broker") or []]
-    connections = [found["kafka_broker_admin_connection"] for found in noted if "kafka_broker_admin_connection" in found]
+    connections = [found["kafka_broker_admin_connection"] for found in noted
+                   if "kafka_broker_admin_connection" in found]
     return {"bootstrap_servers": flatten([found.get("kafka_broker_client_addresses", []) for found in noted]),
             "admin_connection": (connections[0] if connections else None) or {}}
 
