@@ -152,6 +152,10 @@ def tls_certificates(host, subject_names, host_folder, common_name, clients, iss
     return certificates
 
 
+def _shown(value):
+    return "" if value is None else to_text(value)
+
+
 def prometheus_agent(source, url, checksum="", port=None, bind_address="", other_ports=None, variables="",
                      file_exists=os.path.isfile):
     """Where a service's Prometheus agent (the JMX exporter's jar) comes from and what is wrong with its settings.
@@ -167,8 +171,9 @@ def prometheus_agent(source, url, checksum="", port=None, bind_address="", other
     source = to_text(source) if source else ""
     url = to_text(url) if url else ""
     other_ports = other_ports or {}
-    names = {"v": variables, "source": source, "url": url, "checksum": checksum, "port": port,
-             "bind_address": bind_address, "taken": ", ".join(to_text(taken) for taken in other_ports.values()),
+    # As a message template shows them: None as nothing.
+    names = {"v": variables, "source": source, "url": url, "checksum": _shown(checksum), "port": _shown(port),
+             "bind_address": _shown(bind_address), "taken": ", ".join(to_text(taken) for taken in other_ports.values()),
              "others": ", ".join(to_text(name) for name in other_ports) or "the other ports",
              "got": "both" if source else "neither"}
     problems = {"sources": "", "file": "", "download": "", "port": ""}

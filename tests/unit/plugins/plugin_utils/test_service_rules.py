@@ -63,7 +63,9 @@ OTHERS = {"zookeeper_client_port": 2181, "zookeeper_admin_port": "8080"}
     ({"source": "", "url": URL, "checksum": "sha1:abc"}, {"download": DOWNLOAD % (URL, "sha1:abc")}),
     ({"source": "", "url": "https://example.org/agent", "checksum": SHA},
      {"download": DOWNLOAD % ("https://example.org/agent", SHA)}),
-    ({"source": "", "url": URL, "checksum": None}, {"download": DOWNLOAD % (URL, "None")}),
+    # A value left null shows as nothing, as a message template shows it.
+    ({"source": "", "url": URL, "checksum": None}, {"download": DOWNLOAD % (URL, "")}),
+    ({"source": JAR, "port": 0, "bind_address": None}, {"port": PORT % ("the other ports", "", 0, "")}),
     ({"source": JAR, "port": 7071, "bind_address": "0.0.0.0", "other_ports": OTHERS}, {}),
     ({"source": JAR, "port": "8080", "bind_address": "0.0.0.0", "other_ports": OTHERS},
      {"port": PORT % ("zookeeper_client_port, zookeeper_admin_port", "2181, 8080", "8080", "0.0.0.0")}),
