@@ -1,22 +1,32 @@
 # -*- coding: utf-8 -*-
 # Copyright: kafkaops.cluster developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filters of the zookeeper and kafka_broker roles: broker instances of a host, the host model, restart order, peer
-addresses."""
+"""Filters of the zookeeper and kafka_broker roles: broker instances of a host, the kafka_broker role's defaults from
+the inventory, its host model and what follows from it (the host's read, the files, the restart decisions, plan and
+order, the installed Kafka, the storage plan and format, the node state, the decommission's cluster tool), peer
+addresses. The logic is in plugin_utils/_broker_host_model.py; these read Ansible's hostvars into plain data for it.
+"""
 
 from __future__ import absolute_import, division, print_function
 
 
 import os
+from collections.abc import Mapping
 
 from ansible.errors import AnsibleFilterError
 from ansible.module_utils.six import string_types
+from ansible.plugins.filter.core import flatten
+from ansible.plugins.test.core import version_compare
+from ansible_collections.kafkaops.cluster.plugins.filter.kraft import kafka_scram_format_arguments, kafka_storage_plan
+from ansible_collections.kafkaops.cluster.plugins.plugin_utils import _broker_host_model as broker
 from ansible_collections.kafkaops.cluster.plugins.plugin_utils._broker_host_model import (
     broker_files,
     broker_id_limit,
     host_model,
 )
+from ansible_collections.kafkaops.cluster.plugins.plugin_utils._controller_host_model import controller_address
 from ansible_collections.kafkaops.cluster.plugins.plugin_utils._kafka_node import node_paths
+from ansible_collections.kafkaops.cluster.plugins.plugin_utils._service_rules import in_play
 from ansible_collections.kafkaops.cluster.plugins.plugin_utils._service_rules import (
     missing_files as host_missing_files,
 )
@@ -35,6 +45,31 @@ JMX_PORT_OFFSET = 20000
 # Below the client port rather than above: port + 30000 would land among Linux's ephemeral ports
 # (32768-60999), which outgoing connections take, so the exporter could find its port in use.
 PROMETHEUS_PORT_OFFSET = -2000
+
+
+# What each broker host notes in the play for the others (role defaults are not visible through hostvars): the
+# address other brokers reach it by and its instances.
+HOST_NOTES = ("__kafka_broker_internal_address", "__kafka_broker_instances")
+
+
+def host_variables(hostvars, host, names):
+    """The variables of names a host defines, as hostvars shows them (templated); {} for a host not in the
+    inventory."""
+    if host not in hostvars:
+        return {}
+    variables = hostvars[host]
+    return {name: variables[name] for name in names if name in variables}
+
+
+def zookeeper_connect(groups, hostvars):
+    """The zookeeper group's client addresses, joined as zookeeper.connect takes them ('' without the group)."""
+    return ",".join(zookeeper_client_address((hostvars[name], name)) for name in groups.get("zookeeper") or [])
+
+
+def _mapping(filter_name, name, value):
+    if not isinstance(value, Mapping):
+        raise AnsibleFilterError("%s: %s must be a mapping, got %s" % (filter_name, name, type(value).__name__))
+    return value
 
 
 def _as_int(value, field, low, high):
@@ -194,14 +229,152 @@ def kafka_broker_files(model, templates, log4j2):
     return broker_files(model, templates, _as_bool(log4j2, "log4j2"))
 
 
-def kafka_broker_host_model(inputs, settings, cluster):
+def kafka_broker_defaults(groups, hostvars):
+    """The defaults of the role's variables that come from the rest of the inventory, by variable name: the
+    controller quorum's addresses (the kafka_controller group, each by the rule of kafka_controller_address) and
+    zookeeper.connect (the zookeeper group's client addresses)."""
+    _mapping("kafka_broker_defaults", "groups", groups)
+    return {
+        "kafka_broker_controller_quorum_servers": [controller_address(hostvars[name], name)
+                                                   for name in groups.get("kafka_controller") or []],
+        "kafka_broker_zookeeper_connect": zookeeper_connect(groups, hostvars),
+    }
+
+
+def kafka_client_defaults(groups, hostvars):
+    """How the collection's client roles (kafka_topics, kafka_access, kafka_verify) reach the cluster by default:
+    bootstrap_servers, the client addresses each host of the kafka_broker group noted (kafka_broker_client_addresses,
+    set by the kafka_broker role), and admin_connection, the first admin connection one of them noted
+    (kafka_broker_admin_connection), {} when none did."""
+    _mapping("kafka_client_defaults", "groups", groups)
+    noted = [host_variables(hostvars, host, ("kafka_broker_client_addresses", "kafka_broker_admin_connection"))
+             for host in groups.get("kafka_broker") or []]
+    connections = [found["kafka_broker_admin_connection"] for found in noted
+                   if "kafka_broker_admin_connection" in found]
+    return {"bootstrap_servers": flatten([found.get("kafka_broker_client_addresses", []) for found in noted]),
+            "admin_connection": (connections[0] if connections else None) or {}}
+
+
+def kafka_broker_host_model(inputs, settings, cluster, hostvars=None):
     """The kafka_broker role's host model (plugin_utils/_broker_host_model.py says what it holds), with the
-    controller's own files behind the checks of provided TLS files (there, and the certificate its key's)."""
+    controller's own files behind the checks of provided TLS files (there, and the certificate its key's).
+
+    With hostvars, what the cluster argument leaves to them is read there: this host's instances, the
+    kafka_controller group (cluster's groups), and what each host of kafka_broker_hosts noted in the play."""
     for name, value in (("inputs", inputs), ("settings", settings), ("cluster", cluster)):
-        if not isinstance(value, dict):
-            raise AnsibleFilterError("kafka_broker_host_model: %s must be a mapping, got %s"
-                                     % (name, type(value).__name__))
+        _mapping("kafka_broker_host_model", name, value)
+    if hostvars is not None:
+        noted = dict((host, host_variables(hostvars, host, HOST_NOTES))
+                     for host in inputs.get("kafka_broker_hosts") or [])
+        own = host_variables(hostvars, cluster["host"], HOST_NOTES)
+        cluster = dict(cluster, instances=own.get("__kafka_broker_instances") or [],
+                       controller_hosts=(cluster.get("groups") or {}).get("kafka_controller") or [],
+                       host_addresses=dict((host, found["__kafka_broker_internal_address"])
+                                           for host, found in noted.items()
+                                           if "__kafka_broker_internal_address" in found),
+                       host_instances=dict((host, found["__kafka_broker_instances"]) for host, found in noted.items()
+                                           if "__kafka_broker_instances" in found))
     return host_model(inputs, settings, cluster, os.path.isfile, key_problem_of("kafka_broker_host_model"))
+
+
+def kafka_broker_host_state(model, state):
+    """What preflight's read of the host says: the brokers that run another metadata mode than asked for, and in
+    KRaft mode each broker's storage and state for the storage plan."""
+    _mapping("kafka_broker_host_state", "model", model)
+    return broker.host_state(model, _mapping("kafka_broker_host_state", "state", state))
+
+
+def kafka_broker_restarts(model, state, write, written, keystore_copy=None):
+    """Which of the host's brokers need a restart once configure.yml wrote their files (write: kafka_broker_files'
+    result; written: config_files' result; keystore_copy: the registered copy of the JMX key store, changed or not
+    as Ansible's changed test reads it), and the restart markers to write."""
+    for name, value in (("model", model), ("state", state), ("write", write), ("written", written),
+                        ("keystore_copy", keystore_copy or {})):
+        _mapping("kafka_broker_restarts", name, value)
+    return broker.restart_decisions(model, state, write.get("restart_paths") or {}, written.get("changed_paths"),
+                                    bool((keystore_copy or {}).get("changed", False)))
+
+
+def _version_compare(version, other, operator):
+    return version_compare(version, other, operator)
+
+
+def kafka_broker_installed(model, version, classpath):
+    """What depends on the installed Kafka: whether it runs the metadata mode asked for, its logging, the feature
+    tool and the metadata version a new combined cluster starts with (versions compared as Ansible's version test
+    compares them)."""
+    _mapping("kafka_broker_installed", "model", model)
+    return broker.installed(model, version, classpath, _version_compare)
+
+
+def kafka_broker_storage_plan(model, hostvars, play_hosts, seed=""):
+    """KRaft: the storage plan (filter kafka_storage_plan) of the play's brokers, from each one's storage and state
+    as its preflight read them (fact __kafka_broker_found), the cluster id set and those the dedicated
+    controllers settled in this run (their kafka_controller_cluster_id); in combined mode a new cluster's id is
+    made from seed."""
+    _mapping("kafka_broker_storage_plan", "model", model)
+    nodes = []
+    for host in in_play(model["hosts"], play_hosts):
+        found = host_variables(hostvars, host, ("__kafka_broker_found",)).get("__kafka_broker_found")
+        if not isinstance(found, Mapping):
+            raise AnsibleFilterError("kafka_broker_storage_plan: %s has not read its brokers' storage "
+                                     "(__kafka_broker_found, set by the role's preflight.yml)" % host)
+        nodes.extend(found.get("storage_nodes") or [])
+    inherited = [host_variables(hostvars, host, ("kafka_controller_cluster_id",)).get("kafka_controller_cluster_id", "")
+                 for host in model["controller_hosts"]]
+    return kafka_storage_plan(nodes, cluster_id=model["cluster_id"], inherited_ids=inherited,
+                              seed=seed if model["combined"] else "", field="kafka_broker_cluster_id")
+
+
+def _scram_arguments(users, mechanism, iterations):
+    return kafka_scram_format_arguments(users, mechanism=mechanism, iterations=iterations)
+
+
+def kafka_broker_storage_format(model, installed, storage):
+    """KRaft: the command line that formats each of this host's brokers the storage plan formats, and the folders
+    to give back to the brokers' user afterwards."""
+    _mapping("kafka_broker_storage_format", "model", model)
+    _mapping("kafka_broker_storage_format", "storage", storage)
+    if "log4j2" not in _mapping("kafka_broker_storage_format", "installed", installed):
+        raise AnsibleFilterError("kafka_broker_storage_format: the installed Kafka's version is not known")
+    return broker.storage_format(model, installed, storage, _scram_arguments)
+
+
+def kafka_broker_node_state(model, read, installed_read):
+    """Each broker's state for the playbooks that act on the whole cluster (fact kafka_broker_node_state)."""
+    for name, value in (("model", model), ("read", read), ("installed_read", installed_read)):
+        _mapping("kafka_broker_node_state", name, value)
+    return broker.node_state(model, read, installed_read)
+
+
+def kafka_broker_unregister_commands(model, read):
+    """playbooks/decommission.yml: the cluster tool's command line that unregisters each stopped broker the
+    controllers still have, from the read of the stopped brokers' unit files."""
+    _mapping("kafka_broker_unregister_commands", "model", model)
+    return broker.unregister_commands(model, _mapping("kafka_broker_unregister_commands", "read", read))
+
+
+def kafka_broker_restart_plan(model, hostvars, play_hosts, controller_id, wait_timeout, restart_all=False):
+    """The play's brokers to restart, one at a time, the controller last (kafka_broker_restart_order): those whose
+    restart decision says so (__kafka_broker_restarts), or every one with restart_all (__kafka_broker_instances);
+    each with its client address and its host's kafka_broker_restart_wait_timeout (else wait_timeout, this host's:
+    role defaults are not visible through hostvars) for the waits around its restart."""
+    _mapping("kafka_broker_restart_plan", "model", model)
+    fact = "__kafka_broker_instances" if restart_all else "__kafka_broker_restarts"
+    markers = {}
+    addresses = {}
+    timeouts = {}
+    for host in in_play(model["hosts"], play_hosts):
+        found = host_variables(hostvars, host, (fact, "kafka_broker_client_addresses",
+                                                "kafka_broker_restart_wait_timeout"))
+        if fact not in found or "kafka_broker_client_addresses" not in found:
+            raise AnsibleFilterError("kafka_broker_restart_plan: %s has not noted its brokers (%s, "
+                                     "kafka_broker_client_addresses)" % (host, fact))
+        markers[host] = found[fact] if restart_all else found[fact]["decisions"]
+        addresses[host] = found["kafka_broker_client_addresses"]
+        timeouts[host] = found.get("kafka_broker_restart_wait_timeout", wait_timeout)
+    order = kafka_broker_restart_order(markers, controller_id, restart_all=restart_all)
+    return broker.restart_waits(order, addresses, timeouts)
 
 
 def zookeeper_peer_address(member):
@@ -242,8 +415,18 @@ class FilterModule(object):
             "kafka_broker_instances": kafka_broker_instances,
             "kafka_broker_restart_order": kafka_broker_restart_order,
             "kafka_broker_id_limit": kafka_broker_id_limit,
+            "kafka_broker_defaults": kafka_broker_defaults,
+            "kafka_client_defaults": kafka_client_defaults,
             "kafka_broker_host_model": kafka_broker_host_model,
+            "kafka_broker_host_state": kafka_broker_host_state,
             "kafka_broker_files": kafka_broker_files,
+            "kafka_broker_restarts": kafka_broker_restarts,
+            "kafka_broker_restart_plan": kafka_broker_restart_plan,
+            "kafka_broker_installed": kafka_broker_installed,
+            "kafka_broker_storage_plan": kafka_broker_storage_plan,
+            "kafka_broker_storage_format": kafka_broker_storage_format,
+            "kafka_broker_node_state": kafka_broker_node_state,
+            "kafka_broker_unregister_commands": kafka_broker_unregister_commands,
             "zookeeper_client_address": zookeeper_client_address,
             "zookeeper_peer_address": zookeeper_peer_address,
             "unresolved_addresses": unresolved_addresses,

@@ -15,7 +15,8 @@ from ansible.errors import AnsibleFilterError
 from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.module_utils.six import string_types
 from ansible.plugins.test.core import version_compare
-from ansible_collections.kafkaops.cluster.plugins.filter.kafka_broker import zookeeper_client_address
+from ansible_collections.kafkaops.cluster.plugins.filter.kafka_broker import host_variables
+from ansible_collections.kafkaops.cluster.plugins.filter.kafka_broker import zookeeper_connect
 from ansible_collections.kafkaops.cluster.plugins.plugin_utils import _controller_host_model as controller
 from ansible_collections.kafkaops.cluster.plugins.plugin_utils._kafka_node import installed_markers
 
@@ -29,24 +30,13 @@ def _mapping(filter_name, name, value):
     return value
 
 
-def _host_variables(hostvars, host, names):
-    """The variables of names a host defines, as hostvars shows them (templated); {} for a host not in the
-    inventory."""
-    if host not in hostvars:
-        return {}
-    variables = hostvars[host]
-    return {name: variables[name] for name in names if name in variables}
-
-
 def kafka_controller_defaults(groups, hostvars):
     """The defaults of the role's variables that come from the rest of the inventory (the kafka_broker group's first
     host, the zookeeper group's client addresses), by variable name."""
     _mapping("kafka_controller_defaults", "groups", groups)
     brokers = groups.get("kafka_broker") or []
-    zookeeper = groups.get("zookeeper") or []
-    first_broker = _host_variables(hostvars, brokers[0], controller.BROKER_VARIABLES) if brokers else None
-    connect = ",".join(zookeeper_client_address((hostvars[name], name)) for name in zookeeper)
-    return controller.inventory_defaults(first_broker, connect)
+    first_broker = host_variables(hostvars, brokers[0], controller.BROKER_VARIABLES) if brokers else None
+    return controller.inventory_defaults(first_broker, zookeeper_connect(groups, hostvars))
 
 
 def kafka_controller_host_model(inputs, settings, cluster, hostvars):
@@ -54,7 +44,7 @@ def kafka_controller_host_model(inputs, settings, cluster, hostvars):
     what the hosts of kafka_controller_hosts define of MEMBER_VARIABLES read from hostvars."""
     for name, value in (("inputs", inputs), ("settings", settings), ("cluster", cluster)):
         _mapping("kafka_controller_host_model", name, value)
-    members = {host: _host_variables(hostvars, host, controller.MEMBER_VARIABLES)
+    members = {host: host_variables(hostvars, host, controller.MEMBER_VARIABLES)
                for host in inputs.get("kafka_controller_hosts") or []}
     return controller.host_model(inputs, settings, dict(cluster, members=members))
 
@@ -92,7 +82,7 @@ def kafka_controller_restart_order(model, hostvars, play_hosts, restart_all=Fals
     _mapping("kafka_controller_restart_order", "model", model)
     controllers = [item for item in model["controllers"] if item["host"] in play_hosts]
     wanted = ("__kafka_controller_quorum", "__kafka_controller_restart_pending")
-    variables = {item["host"]: _host_variables(hostvars, item["host"], wanted) for item in controllers}
+    variables = {item["host"]: host_variables(hostvars, item["host"], wanted) for item in controllers}
     leader_ids = [(variables[item["host"]].get("__kafka_controller_quorum") or {}).get("leader_id")
                   for item in controllers]
     pending = {host: found.get("__kafka_controller_restart_pending") for host, found in variables.items()}

@@ -1,10 +1,11 @@
 # -*- coding: utf-8 -*-
 # Copyright: kafkaops.cluster developers
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The kafka_verify role's background producers: the commands that start them, the fact that names them, the list
-steady_stop.yml stops, and the figures of their manifests. The steady producer always; the transactional one (the
-same job in its transactional mode, on its own topic and manifest) when kafka_verify_transactional is on. And the
-admin user's connection as the role's jobs take it (produce.yml, verify.yml)."""
+"""The kafka_verify role's jobs: the command line of a job it runs in the foreground (verify, bulk_produce), and its
+background producers: the commands that start them, the fact that names them, the list steady_stop.yml stops, and
+the figures of their manifests. The steady producer always; the transactional one (the same job in its
+transactional mode, on its own topic and manifest) when kafka_verify_transactional is on. And the admin user's
+connection as the role's jobs take it (produce.yml, verify.yml)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -23,6 +24,23 @@ LOGS = {"steady": "steady_produce.log", "transactional": "transactional_produce.
 SHARED_OPTIONS = (("--duration", "duration"), ("--keys", "keys"), ("--payload-bytes", "payload_bytes"))
 # The ranges of records: not figures, and long.
 RANGE_FIELDS = ("partitions", "aborted_keys")
+
+
+def kafka_verify_job_argv(options, program, spark_settings=None, manifests=None):
+    """A job's command line (module spark_job's argv): program (the Python and the job's module), then each option
+    of options (option -> value, in their order) with its value as text, a list's items joined with commas; then one
+    --spark-setting=<name>=<value> per Spark setting and one --manifest=<path> per manifest."""
+    if not isinstance(options, Mapping):
+        raise AnsibleFilterError("kafka_verify_job_argv: options must be a mapping of option to value, got %r"
+                                 % (options,))
+    if not isinstance(program, list):
+        raise AnsibleFilterError("kafka_verify_job_argv: program must be a list (the Python, -m, the job's module), "
+                                 "got %r" % (program,))
+    argv = [str(part) for part in program]
+    for option, value in options.items():
+        argv += [str(option), ",".join(str(item) for item in value) if isinstance(value, list) else str(value)]
+    argv += ["--spark-setting=%s=%s" % (name, value) for name, value in (spark_settings or {}).items()]
+    return argv + ["--manifest=%s" % path for path in manifests or []]
 
 
 def _required(settings, name):
@@ -110,6 +128,7 @@ class FilterModule(object):
 
     def filters(self):
         return {
+            "kafka_verify_job_argv": kafka_verify_job_argv,
             "kafka_verify_producer_starts": kafka_verify_producer_starts,
             "kafka_verify_producers_started": kafka_verify_producers_started,
             "kafka_verify_producer_stops": kafka_verify_producer_stops,

@@ -16,6 +16,8 @@ from ansible_collections.kafkaops.cluster.plugins.plugin_utils._node_states impo
     upgrade_inventory,
     zookeeper_mode,
 )
+from ansible_collections.kafkaops.cluster.plugins.plugin_utils._broker_host_model import mode_change
+from ansible_collections.kafkaops.cluster.plugins.plugin_utils._kafka_node import metadata_mode, read_metadata_mode
 from ansible_collections.kafkaops.cluster.plugins.plugin_utils._role_inputs import InputTypeError, convert
 
 # The steps of the migration, in the order Kafka's procedure (KIP-866) takes them. Each is also a phase
@@ -35,18 +37,10 @@ def kafka_metadata_mode(server_properties):
     read of it ({exists, values} with process.roles and zookeeper.metadata.migration.enable wanted).
     """
     if isinstance(server_properties, Mapping):
-        if not server_properties.get("exists"):
-            return ""
-        settings = server_properties.get("values") or {}
-    elif not server_properties:
+        return read_metadata_mode(server_properties)
+    if not server_properties:
         return ""
-    else:
-        settings = java_properties(server_properties)
-    if settings.get("process.roles"):
-        return "kraft"
-    if settings.get("zookeeper.metadata.migration.enable", "false").strip().lower() == "true":
-        return "migration"
-    return "zookeeper"
+    return metadata_mode(java_properties(server_properties))
 
 
 def kafka_broker_mode_change(instance, settings, wanted):
@@ -55,11 +49,7 @@ def kafka_broker_mode_change(instance, settings, wanted):
 
     settings: host_state_info's settings result, which holds the instance's config_file.
     """
-    found = (settings or {}).get(instance["config_file"]) or {}
-    current = kafka_metadata_mode(found)
-    if not current or current == wanted:
-        return ""
-    return "broker %s runs in %s mode, the run asks for %s" % (instance["broker_id"], current, wanted)
+    return mode_change(instance, settings, wanted)
 
 
 def _broker_modes(brokers):

@@ -22,12 +22,18 @@ from ansible_collections.kafkaops.cluster.plugins.plugin_utils._kafka_node impor
     ANONYMOUS,
     CONTROLLER_LISTENER,
     CONTROLLER_PROTOCOL,
+    MODE_SETTINGS,
+    TOOL_JVM_OPTIONS,
     broker_principals,
     cluster_id_problem,
     folder_files,
+    installed_home,
+    installed_version,
     logging,
     logging_entry,
     protocol_map,
+    read_metadata_mode,
+    tool_command,
     uses_sasl,
     uses_ssl,
     zookeeper_login_entry,
@@ -52,8 +58,17 @@ CLIENT_AUTHS = ("none", "requested", "required")
 SASL_MECHANISMS = ("SCRAM-SHA-512", "SCRAM-SHA-256")
 TLS_CERTIFICATES = ("generated", "provided")
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
-# The settings of a server.properties that tell its metadata mode (filter kafka_metadata_mode).
-MODE_SETTINGS = ("process.roles", "zookeeper.metadata.migration.enable")
+# What node_state.yml reads of each server.properties besides the settings that tell its metadata mode: what
+# the migration's precheck looks at (never the whole file, which may hold SASL passwords).
+NODE_STATE_SETTINGS = ("zookeeper.connect", "inter.broker.protocol.version", "metadata.log.dir")
+# PBKDF2 iterations of the SCRAM users' credentials: Kafka's default for kafka-configs (4096 to 16384).
+SCRAM_ITERATIONS = 8192
+# The installed Kafka: the KRaft setup here (a dynamic quorum, KIP-853) needs 3.9, and ZooKeeper mode was removed
+# in 4.0, so the migration runs on 3.9; Kafka 4 logs through log4j 2.
+KRAFT_FROM = "3.9"
+ZOOKEEPER_BEFORE = "4.0"
+# A unit file's classpath: the Kafka a stopped broker ran, whose cluster tool unregisters it.
+UNIT_CLASSPATH = re.compile(r" -cp (\S+) ")
 CHROOT = re.compile(r"^/[^ ,]*[^/]$")
 # Without the replication factors set, Kafka's usual 3, or fewer on a smaller cluster.
 DEFAULT_REPLICATION = 3
@@ -149,8 +164,13 @@ def host_model(inputs, settings, cluster, file_exists, key_problem):
     cluster_instances = [instance for name in members for instance in (host_instances.get(name) or [])]
     replication = _replication(inputs, text, len(cluster_instances))
 
+    scram_users = _scram_users(text)
     model = {
         "host": host,
+        # The brokers of the cluster (kafka_broker_hosts), those of them in this play, and the dedicated controllers.
+        "hosts": unique(hosts),
+        "members": members,
+        "controller_hosts": list(cluster.get("controller_hosts") or []),
         "mode_settings": list(MODE_SETTINGS),
         "metadata_mode": mode,
         "kraft": kraft,
@@ -177,7 +197,18 @@ def host_model(inputs, settings, cluster, file_exists, key_problem):
         "super_users": _super_users(inputs, text, kraft and combined, hosts),
         "jmx_local": text["kafka_broker_jmx_bind_address"] in LOOPBACK,
         "jmx_options": _jmx_options(text, jmx_tls, paths),
-        "scram_users": _scram_users(text),
+        "scram_users": scram_users,
+        # Published for role kafka_controller, whose new KRaft cluster starts with them (ZooKeeper mode: none).
+        "metadata_scram_users": scram_users if kraft else [],
+        "scram_iterations": SCRAM_ITERATIONS,
+        "sasl_mechanism": text["kafka_broker_sasl_mechanism"],
+        # KRaft: the cluster id set, the metadata version a new combined cluster starts with (empty: the installed
+        # Kafka's) and this host's controller listener in combined mode.
+        "cluster_id": text["kafka_broker_cluster_id"],
+        "release_version": text.get("kafka_broker_release_version", ""),
+        "controller_address": ("%s:%s" % (text["kafka_broker_internal_host"],
+                                          inputs.get("kafka_broker_controller_port")) if combined else ""),
+        "java": text.get("kafka_broker_java_executable", ""),
         # What the files the role writes need (broker_files).
         "account": {"user": text.get("kafka_broker_user", "kafka"), "group": text.get("kafka_broker_group", "kafka")},
         "folders": {"config": config_dir, "data": text.get("kafka_broker_data_dir", ""),
@@ -189,7 +220,10 @@ def host_model(inputs, settings, cluster, file_exists, key_problem):
         "broker_count": len(cluster_instances),
     }
     model.update(replication)
-    model["host_state"] = _host_state(instances, kraft, paths)
+    model["host_state"] = _host_state(instances, kraft, paths, model["peer_addresses"])
+    model["node_state"] = _node_state(instances)
+    model["migration_peer"] = _migration_peer(text, tls)
+    model["decommission"] = _decommission(inputs, instances)
     problems.extend(_problems(inputs, text, model, cluster, file_exists, key_problem))
     model["problems"] = problems
     return model
@@ -223,7 +257,8 @@ def broker_files(model, templates, log4j2):
             entry(instance["config_file"], "server.properties.j2", mode="0640", sensitive=secret,
                   template_vars={"instance": instance}),
             logging_entry(logging_settings, instance["log_file"], templates, account["group"]),
-            dict(entry(instance["unit_file"], "kafka-broker.service.j2", template_vars={"instance": instance}),
+            dict(entry(instance["unit_file"], "kafka-broker.service.j2",
+                       template_vars={"instance": instance, "logging_option": logging_settings["option"]}),
                  group="root"),
         ]
         if model["kraft"]:
@@ -261,18 +296,65 @@ def broker_files(model, templates, log4j2):
     return {"directories": directories, "files": files, "restart_paths": restart_paths}
 
 
-def _host_state(instances, kraft, paths):
+def _host_state(instances, kraft, paths, peer_addresses):
     """What preflight reads on the host (module host_state_info): which brokers were set up before, restarts an
-    earlier run left pending, in KRaft mode whether the storage is formatted and the units' state. Of each
-    server.properties only the settings that tell the metadata mode (it may hold SASL passwords); the ZooKeeper
-    login file is only looked for."""
+    earlier run left pending, in KRaft mode whether the storage is formatted and the units' state, and whether the
+    host resolves the peer addresses. Of each server.properties only the settings that tell the metadata mode (it
+    may hold SASL passwords); the ZooKeeper login file is only looked for."""
     files = [instance["unit_file"] for instance in instances] + [instance["restart_marker"] for instance in instances]
     if kraft:
         files += [instance["meta_file"] for instance in instances]
     settings = {instance["config_file"]: list(MODE_SETTINGS) for instance in instances}
     settings[paths["zookeeper_jaas"]] = []
     units = [instance["unit"] for instance in instances] if kraft else []
-    return {"files": files, "settings": settings, "units": units}
+    return {"names": list(peer_addresses), "files": files, "settings": settings, "units": units}
+
+
+def _node_state(instances):
+    """What node_state.yml reads (module host_state_info): each broker's unit and restart marker, its unit's state
+    and the settings of its server.properties that tell the metadata mode and what the migration's precheck
+    looks at."""
+    return {
+        "files": [instance["unit_file"] for instance in instances]
+        + [instance["restart_marker"] for instance in instances],
+        "settings": {instance["config_file"]: list(MODE_SETTINGS) + list(NODE_STATE_SETTINGS)
+                     for instance in instances},
+        "units": [instance["unit"] for instance in instances],
+        "unit_files": [instance["unit_file"] for instance in instances],
+    }
+
+
+def _migration_peer(text, tls):
+    """How the KRaft controllers of a migration reach these brokers and ZooKeeper as the brokers do (role
+    kafka_controller reads it from the first broker, fact kafka_broker_migration_peer): INTERNAL's protocol and
+    login, the CA that signed the brokers' certificates (a file on the Ansible controller, when INTERNAL uses TLS)
+    and the brokers' ZooKeeper login."""
+    internal = text["kafka_broker_internal_security_protocol"]
+    return {
+        "internal_protocol": internal,
+        "internal_client_auth": text["kafka_broker_internal_ssl_client_auth"],
+        "sasl_mechanism": text["kafka_broker_sasl_mechanism"],
+        "inter_broker_user": text["kafka_broker_inter_broker_user"],
+        "inter_broker_password": text["kafka_broker_inter_broker_password"],
+        "ca_file": tls["source"]["ca"] if uses_ssl(internal) else "",
+        "zookeeper_sasl_user": text["kafka_broker_zookeeper_sasl_user"],
+        "zookeeper_sasl_password": text["kafka_broker_zookeeper_sasl_password"],
+    }
+
+
+def _decommission(inputs, instances):
+    """The last step of playbooks/decommission.yml on this host (entry point decommission): the brokers of this host
+    it names (kafka_broker_decommission_ids), their unit files and log folders, and those of them the controllers
+    still have registered (kafka_broker_decommission_registered). Nothing outside that entry point sets them."""
+    named = inputs.get("kafka_broker_decommission_ids") or []
+    registered = inputs.get("kafka_broker_decommission_registered") or []
+    leaving = [instance for instance in instances if instance["broker_id"] in named]
+    return {
+        "brokers": leaving,
+        "unit_files": [instance["unit_file"] for instance in leaving],
+        "log_dirs": [path for instance in leaving for path in instance["log_dirs"]],
+        "registered": [instance for instance in leaving if instance["broker_id"] in registered],
+    }
 
 
 def _tls_paths(text, host, config_dir, tls_dir):
@@ -541,3 +623,193 @@ def _password_problems(text):
                 ' [key=value,...] list)' for name, _needed in checks
                 if text[name] and not is_kafka_list_value(text[name])]
     return lacking + unusable
+
+
+def mode_change(instance, settings, wanted):
+    """A sentence when broker instance runs another metadata mode than wanted, else ''.
+
+    settings: host_state_info's settings result, which holds the instance's config_file."""
+    current = read_metadata_mode((settings or {}).get(instance["config_file"]))
+    if not current or current == wanted:
+        return ""
+    return "broker %s runs in %s mode, the run asks for %s" % (instance["broker_id"], current, wanted)
+
+
+def host_state(model, state):
+    """What preflight's read of the host (host_state_info, as model["host_state"] asks it) says: mode_change, the
+    brokers that run another metadata mode than the one asked for ('' when none; only migrate_to_kraft.yml moves a
+    broker between modes), and in KRaft mode storage_nodes, each broker's storage and state as the filter
+    kafka_storage_plan takes them."""
+    settings = state.get("settings") or {}
+    changes = [mode_change(instance, settings, model["metadata_mode"]) for instance in model["instances"]]
+    nodes = []
+    if model["kraft"]:
+        files = state.get("files") or {}
+        units = state.get("units") or {}
+        nodes = [{"host": model["host"], "node_id": instance["broker_id"],
+                  "meta": (files.get(instance["meta_file"]) or {}).get("content") or "",
+                  "active": (units.get(instance["unit"]) or {}).get("active_state") == "active",
+                  "controller_address": model["controller_address"]}
+                 for instance in model["instances"]]
+    return {"mode_change": "; ".join(change for change in changes if change), "storage_nodes": nodes}
+
+
+def restart_decisions(model, state, restart_paths, changed_paths, keystore_changed):
+    """Which of this host's brokers need a restart, after configure.yml wrote their files.
+
+    state: preflight's read of the host; restart_paths: by unit, the paths whose change needs the broker's restart
+    (broker_files); changed_paths: those the write changed; keystore_changed: whether the JMX key store was copied
+    anew. A broker needs one when an earlier run left its marker, or when it was set up before (its unit file was
+    there) and a file of its changed or it moves to another metadata mode (a migration's step: in KRaft mode the
+    decision reads the restart view, which a KRaft period before a rollback may have left as it is now).
+    Returns decisions, per broker in the shape kafka_broker_restart_order takes, and new_markers, the markers to
+    write for those that need one and have none yet (a run that stops before the restart leaves them).
+    """
+    files = state.get("files") or {}
+    settings = state.get("settings") or {}
+    changed = set(changed_paths or [])
+    decisions = []
+    for instance in model["instances"]:
+        marker_found = bool((files.get(instance["restart_marker"]) or {}).get("exists"))
+        unit_found = bool((files.get(instance["unit_file"]) or {}).get("exists"))
+        mode_before = read_metadata_mode(settings.get(instance["config_file"]))
+        wrote = (bool(changed.intersection(restart_paths.get(instance["unit"]) or [])) or bool(keystore_changed)
+                 or mode_before not in ("", model["metadata_mode"]))
+        decisions.append({"instance": instance, "marker": instance["restart_marker"], "marker_found": marker_found,
+                          "stat": {"exists": marker_found or (unit_found and wrote)}})
+    return {"decisions": decisions, "new_markers": [item["marker"] for item in decisions
+                                                    if item["stat"]["exists"] and not item["marker_found"]]}
+
+
+def version_problem(model, version, compare):
+    """Why the installed Kafka cannot run the metadata mode asked for, '' when it can. compare(version, other,
+    operator) compares two Kafka versions as Ansible's version test does."""
+    known = bool(version)
+    from_kraft = known and compare(version, KRAFT_FROM, ">=")
+    source = "kafka_distribution_archive_src / kafka_distribution_archive_url: "
+    if model["migration"]:
+        if from_kraft and compare(version, ZOOKEEPER_BEFORE, "<"):
+            return ""
+        return (source + "the migration to KRaft runs on Kafka 3.9 (the last release with ZooKeeper mode and the "
+                "migration), this archive holds Kafka " + (version or "of unknown version"))
+    if model["kraft"]:
+        if from_kraft:
+            return ""
+        return (source + "Kafka " + (version or "of unknown version") + " cannot run KRaft mode as kafka_broker sets "
+                "it up (a dynamic quorum): use Kafka 3.9 or later")
+    if not known or compare(version, ZOOKEEPER_BEFORE, "<"):
+        return ""
+    return (source + "Kafka " + version + " has no ZooKeeper mode (removed in 4.0), and kafka_broker_metadata_mode is "
+            "zookeeper: use a 3.9.x archive, or KRaft mode (a kafka_controller group, or kafka_broker_combined)")
+
+
+def installed(model, version, classpath, compare):
+    """What depends on the installed Kafka (role kafka_distribution's version and classpath), known only once it is
+    installed, after the model was published: version_problem, why it cannot run the metadata mode asked for ('' when
+    it can); classpath; release_version, the metadata version a new combined cluster starts with (the one set, else
+    the installed Kafka's major.minor); and, once the version is known (a check-mode run before the first install
+    has none), log4j2, whether it logs through log4j 2 (Kafka 4), and feature_tool, Kafka's feature tool asked of
+    the quorum (in combined mode the brokers' controller listeners), logging as the first broker does."""
+    version = _text(version)
+    result = {
+        "version_problem": version_problem(model, version, compare),
+        "classpath": _text(classpath),
+        "release_version": model["release_version"] or re.sub(r"^(\d+\.\d+).*$", r"\1", version),
+    }
+    if version:
+        result["log4j2"] = compare(version, ZOOKEEPER_BEFORE, ">=")
+    if version and model["instances"]:
+        result["feature_tool"] = (_tool(model, model["instances"][0], result)
+                                  + ["org.apache.kafka.tools.FeatureCommand", "--bootstrap-controller",
+                                     ",".join(model["quorum_servers"])])
+    return result
+
+
+def _tool(model, instance, installed_kafka):
+    """How the role starts Kafka's KRaft tools (storage, features) for a broker: a small JVM logging as the broker
+    does, into its log folder."""
+    option = logging(instance["folder"], installed_kafka["log4j2"])["option"]
+    return tool_command(model["java"], option, instance["log_folder"], installed_kafka["classpath"])
+
+
+def storage_format(model, installed_kafka, storage, scram_arguments):
+    """KRaft: how this host's brokers whose storage the plan formats (filter kafka_storage_plan's format) are
+    formatted, and the folders the brokers' user then gets back (the tool ran as root, logging as the broker).
+
+    Combined mode, a new cluster: every broker is formatted with the same initial voters (KIP-853) and the SCRAM
+    users its listeners log in as, scram_arguments(users, mechanism, iterations) giving kafka-storage's
+    --add-scram arguments; otherwise a broker starts with no initial voters and finds the quorum through
+    controller.quorum.bootstrap.servers. The metadata version is pinned. The cluster id goes as --cluster-id=<id>: an
+    id may start with '-' (a ZooKeeper cluster's, migrated), which the tool's parser would take for an option.
+    secret: whether the command lines hold passwords (the task is then no_log).
+    """
+    wanted = (storage.get("format") or {}).get(model["host"]) or []
+    formatted = [instance for instance in model["instances"] if instance["broker_id"] in wanted]
+    new_quorum = model["combined"] and storage.get("new_quorum")
+    voters = []
+    if new_quorum and formatted:
+        voters = (["--initial-controllers", storage.get("initial_controllers")]
+                  + scram_arguments(model["scram_users"], model["sasl_mechanism"], model["scram_iterations"]))
+    brokers = [{"broker_id": instance["broker_id"],
+                "argv": _tool(model, instance, installed_kafka)
+                + ["kafka.tools.StorageTool", "format", "--config", instance["config_file"],
+                   "--cluster-id=" + _text(storage.get("cluster_id")), "--release-version",
+                   installed_kafka["release_version"]]
+                + (voters if new_quorum else ["--no-initial-controllers"])}
+               for instance in formatted]
+    return {"brokers": brokers,
+            "folders": [path for instance in formatted for path in instance["log_dirs"]]
+            + [instance["log_folder"] for instance in formatted],
+            "secret": model["combined"] and len(model["scram_users"]) > 0}
+
+
+def node_state(model, read, installed_read):
+    """Each broker's state for playbooks/migrate_to_kraft.yml and upgrade.yml (fact kafka_broker_node_state), from
+    node_state.yml's read (model["node_state"]) and the read of the version markers of the Kafkas the units run."""
+    files = read.get("files") or {}
+    settings = read.get("settings") or {}
+    units = read.get("units") or {}
+    markers = (installed_read or {}).get("files")
+    states = []
+    for instance in model["instances"]:
+        properties = settings.get(instance["config_file"]) or {}
+        unit_state = (units.get(instance["unit"]) or {}).get("active_state")
+        states.append({
+            "host": model["host"],
+            "broker_id": instance["broker_id"],
+            "mode": read_metadata_mode(properties),
+            "properties": properties.get("values"),
+            "active": unit_state == "active",
+            "unit_state": unit_state,
+            "restart_pending": (files.get(instance["restart_marker"]) or {}).get("exists"),
+            "version": installed_version(installed_home((files.get(instance["unit_file"]) or {}).get("content")),
+                                         markers),
+            "log_dirs": instance["log_dirs"],
+        })
+    return states
+
+
+def unregister_commands(model, read):
+    """Kafka's cluster tool command (KIP-919) that unregisters each stopped broker the controllers still have
+    registered, against the controllers, with the Java of kafka_broker_java_executable and the Kafka the brokers'
+    units ran (the classpath of the first unit file read: read is host_state_info's result for
+    model["decommission"]["unit_files"])."""
+    texts = [entry.get("content") for entry in (read.get("files") or {}).values()]
+    unit_text = next((item for item in texts if isinstance(item, str)), "")
+    found = UNIT_CLASSPATH.search(unit_text)
+    command = ([model["java"]] + list(TOOL_JVM_OPTIONS)
+               + ["-cp", found.group(1) if found else "", "org.apache.kafka.tools.ClusterTool", "unregister",
+                  "--bootstrap-controller", ",".join(model["quorum_servers"])])
+    return [{"broker_id": instance["broker_id"], "argv": command + ["--id", str(instance["broker_id"])]}
+            for instance in model["decommission"]["registered"]]
+
+
+def restart_waits(order, client_addresses, wait_timeouts):
+    """The restart order (kafka_broker_restart_order) with what the waits around each restart need: the broker's
+    client address (of its host's client_addresses, the one with its port) and the host's restart wait timeout.
+
+    client_addresses and wait_timeouts: by host."""
+    return [dict(item, bootstrap_servers=[address for address in client_addresses[item["host"]]
+                                          if re.search(":%s$" % item["instance"]["port"], address)],
+                 timeout=wait_timeouts[item["host"]])
+            for item in order]

@@ -37,6 +37,8 @@ LOGGING = {
     True: {"name": "log4j2.properties", "template": "kafka_log4j2", "option": "-Dlog4j2.configurationFile="},
     False: {"name": "log4j.properties", "template": "kafka_log4j", "option": "-Dlog4j.configuration=file:"},
 }
+# The settings of a server.properties that tell a node's metadata mode (metadata_mode).
+MODE_SETTINGS = ("process.roles", "zookeeper.metadata.migration.enable")
 # The marker role kafka_distribution leaves in an installed Kafka's folder, naming its version, and how a unit
 # file names that folder (its classpath: Apache's libs/ or Confluent's share/java/kafka/).
 INSTALLED_MARKER = ".kafkaops-installed"
@@ -49,6 +51,24 @@ def uses_sasl(protocol):
 
 def uses_ssl(protocol):
     return "SSL" in protocol
+
+
+def metadata_mode(settings):
+    """The metadata mode a node's server.properties settings (key -> value) set: kraft, migration (ZooKeeper mode
+    with the migration's settings) or zookeeper."""
+    if settings.get("process.roles"):
+        return "kraft"
+    if settings.get("zookeeper.metadata.migration.enable", "false").strip().lower() == "true":
+        return "migration"
+    return "zookeeper"
+
+
+def read_metadata_mode(found):
+    """The metadata mode of a server.properties as host_state_info's settings result shows it ({exists, values}),
+    '' when there is no such file."""
+    if not (found or {}).get("exists"):
+        return ""
+    return metadata_mode(found.get("values") or {})
 
 
 def broker_principals(inter_broker_user, admin_user):

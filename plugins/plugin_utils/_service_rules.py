@@ -13,12 +13,26 @@ functions the caller passes.
 from __future__ import absolute_import, division, print_function
 
 
+import os.path
 import re
+
+from ansible.module_utils.common.text.converters import to_text
+from ansible.module_utils.six.moves.urllib.parse import urlsplit
 
 # A JVM heap size such as 512m or 1g (-Xms/-Xmx).
 HEAP_SIZE = re.compile(r"^[0-9]+[kKmMgG]$")
 # A user name a service's login file or Kafka's SCRAM store can carry.
 USER_NAME = re.compile(r"^[A-Za-z0-9._-]+$")
+# A certificate's subject alternative names: an IPv4 address, or anything with a colon (a DNS name never holds
+# one, so whatever does is IPv6), is an address (IP:); anything else a DNS name (DNS:).
+IP_ADDRESS = re.compile(r"^(?=([0-9]{1,3}([.][0-9]{1,3}){3}|[0-9A-Fa-f.]*:[0-9A-Fa-f:.]*)$)")
+NOT_AN_ADDRESS = re.compile(r"^(?!IP:)")
+# The Prometheus agent: a .jar on the controller, or a URL of one with its sha256; the exporter's address an IPv4
+# address or a host name.
+JAR = re.compile(r".*[.]jar$")
+JAR_URL = re.compile(r"^(https?|ftp|file)://.+[.]jar$")
+SHA256 = re.compile(r"^sha256:[0-9a-fA-F]{64}$")
+BIND_ADDRESS = re.compile(r"^[^\s:\[\]]+$")
 
 
 def text(value):
@@ -115,3 +129,74 @@ def file_entry(dest, template, group, owner="root", mode="0644", **more):
 def folder_entry(path, owner, group, mode):
     """A folder of module config_files' directories option."""
     return {"path": path, "owner": owner, "group": group, "mode": mode}
+
+
+def subject_alt_names(names):
+    """A certificate's subject alternative names for the names and addresses a host is reached by: IP:<address> or
+    DNS:<name>, each once, in the order given."""
+    return unique(NOT_AN_ADDRESS.sub("DNS:", IP_ADDRESS.sub("IP:", to_text(name))) for name in names or [])
+
+
+def tls_certificates(host, subject_names, host_folder, common_name, clients, issues_clients):
+    """The keys and certificates service_common's certificates task issues on the controller for a host, each with
+    its folder (of the TLS folder), name, subject's common name, subject alternative names and extended key usages:
+    the host's own, in host_folder (brokers are clients of each other on a listener with mutual TLS, hence
+    clientAuth beside serverAuth); with issues_clients (one host of the play issues them, so that no two write the
+    same files at once), one per client name in clients/, for client authentication only."""
+    certificates = [{"folder": host_folder, "name": host, "common_name": common_name,
+                     "subject_alt_name": subject_alt_names(subject_names),
+                     "extended_key_usage": ["serverAuth", "clientAuth"]}]
+    if issues_clients:
+        certificates += [{"folder": "clients", "name": name, "common_name": name, "subject_alt_name": [],
+                          "extended_key_usage": ["clientAuth"]} for name in clients or []]
+    return certificates
+
+
+def _shown(value):
+    return "" if value is None else to_text(value)
+
+
+def prometheus_agent(source, url, checksum="", port=None, bind_address="", other_ports=None, variables="",
+                     file_exists=os.path.isfile):
+    """Where a service's Prometheus agent (the JMX exporter's jar) comes from and what is wrong with its settings.
+
+    source: the jar on the controller; url: where the hosts download it, with its checksum (sha256:<hex>); either
+    empty when not given. port and bind_address: where the exporter listens (port None: not checked here);
+    other_ports: name -> the service's other ports on the host; variables: the prefix of the calling role's
+    variables, which the problems name. Returns source and url ('' when not given), file_name (the jar's name on the
+    host: the source's) and problems, by check, each a sentence or '' (sources: not exactly one of source and url;
+    file: the source is no .jar on the controller; download: a URL without a .jar or a sha256; port: a port out of
+    range or taken, or an address that is no IPv4 address or host name).
+    """
+    source = to_text(source) if source else ""
+    url = to_text(url) if url else ""
+    other_ports = other_ports or {}
+    # As a message template shows them: None as nothing.
+    names = {"v": variables, "source": source, "url": url, "checksum": _shown(checksum), "port": _shown(port),
+             "bind_address": _shown(bind_address), "taken": ", ".join(to_text(taken) for taken in other_ports.values()),
+             "others": ", ".join(to_text(name) for name in other_ports) or "the other ports",
+             "got": "both" if source else "neither"}
+    problems = {"sources": "", "file": "", "download": "", "port": ""}
+    if bool(source) == bool(url):
+        problems["sources"] = (
+            "%(v)s_agent_src / %(v)s_agent_url: %(v)s_enabled needs the jmx_prometheus_javaagent jar: give exactly "
+            "one of a path on the controller (_agent_src; scripts/fetch-prometheus-agent.sh fetches it with Maven) or "
+            "a URL the hosts download it from (_agent_url), got %(got)s" % names)
+    if source and not (file_exists(source) and JAR.match(source)):
+        problems["file"] = (
+            "%(v)s_agent_src: %(source)s is not a .jar file on the controller (scripts/fetch-prometheus-agent.sh puts "
+            "jmx_prometheus_javaagent-<version>.jar in the cache)" % names)
+    if url and not (SHA256.match(to_text(checksum)) and JAR_URL.match(url)):
+        problems["download"] = (
+            "%(v)s_agent_url / %(v)s_agent_checksum: a URL of a .jar (got '%(url)s') and its checksum as "
+            "sha256:<64 hex digits> (got '%(checksum)s') are needed, so that every host runs the same jar" % names)
+    if port is not None:
+        number = as_int(port)
+        if not (1 <= number <= 65535 and number not in [as_int(taken) for taken in other_ports.values()]
+                and BIND_ADDRESS.match(to_text(bind_address))):
+            problems["port"] = (
+                "%(v)s_port / %(v)s_bind_address: the port must be within 1-65535 and differ from %(others)s "
+                "(%(taken)s), and the address an IPv4 address or a host name; got %(port)s and '%(bind_address)s'"
+                % names)
+    return {"source": source, "url": url, "file_name": os.path.basename(urlsplit(source or url).path),
+            "problems": problems}

@@ -114,8 +114,9 @@ def host_model(inputs, settings, cluster, file_exists, key_problem):
         "wait": {"port": inputs["zookeeper_client_port"], "timeout": inputs["zookeeper_wait_timeout"],
                  "service": service, "log_file": paths["log_file"]},
         # What preflight reads on the node (module host_state_info): the id it has, whether it was set up
-        # before, a restart an earlier run left pending.
-        "host_state": {"files": [paths["myid"], paths["unit_file"], paths["restart_marker"]]},
+        # before, a restart an earlier run left pending, and whether it resolves its peers' addresses.
+        "host_state": {"names": rules.unique(server["address"] for server in servers),
+                       "files": [paths["myid"], paths["unit_file"], paths["restart_marker"]]},
     }
     model["problems"] = _problems(inputs, text_settings, sasl_users, model, file_exists, key_problem)
     return model

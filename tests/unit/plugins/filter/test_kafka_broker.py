@@ -5,6 +5,11 @@ from ansible_collections.kafkaops.cluster.plugins.filter.kafka_broker import (
     kafka_broker_instances,
     kafka_broker_restart_order,
 )
+from ansible_collections.kafkaops.cluster.tests.unit.plugins.plugin_utils.test_broker_host_model import (
+    INPUTS,
+    SETTINGS,
+    _instance,
+)
 
 HOST = {"broker_id": 7, "port": 9092, "internal_port": "", "jmx_port": "", "rack": "r1",
         "data_dir": "/var/lib/kafka"}
@@ -183,3 +188,176 @@ def test_missing_files_names_unset_variables_first_then_absent_files(tmp_path):
     assert kafka_broker.missing_files({"tls_ca_file": str(tmp_path)}) == ["tls_ca_file: no such file on the controller"]
     with pytest.raises(AnsibleFilterError, match="missing_files: expected a mapping"):
         kafka_broker.missing_files(["a"])
+
+
+# The role's filters over its host model: what they read of hostvars and the checks of their arguments (the model's
+# rules are tested in tests/unit/plugins/plugin_utils/test_broker_host_model.py).
+
+MODEL_HOSTVARS = {
+    "b1": {"__kafka_broker_internal_address": "10.0.0.1", "__kafka_broker_instances": [_instance(1)]},
+    "b2": {"__kafka_broker_internal_address": "10.0.0.2", "__kafka_broker_instances": [_instance(2)], "other": 1},
+    # b3 noted nothing yet (an entry point run without the checks).
+    "b3": {"ansible_host": "192.0.2.3"},
+    "c1": {"kafka_controller_host": "ctl-1", "kafka_controller_cluster_id": "AAAAAAAAAAAAAAAAAAAABw"},
+    "c2": {"ansible_host": "192.0.2.22", "kafka_controller_port": 19093},
+    "z1": {"ansible_host": "192.0.2.31"},
+    "z2": {"zookeeper_peer_address": "zk-2", "zookeeper_client_port": 2182},
+}
+
+
+def test_defaults_take_the_controllers_and_zookeeper_from_the_inventory():
+    groups = {"kafka_controller": ["c1", "c2"], "zookeeper": ["z1", "z2"]}
+    assert kafka_broker.kafka_broker_defaults(groups, MODEL_HOSTVARS) == {
+        "kafka_broker_controller_quorum_servers": ["ctl-1:9093", "192.0.2.22:19093"],
+        "kafka_broker_zookeeper_connect": "192.0.2.31:2181,zk-2:2182"}
+    assert kafka_broker.kafka_broker_defaults({}, MODEL_HOSTVARS) == {
+        "kafka_broker_controller_quorum_servers": [], "kafka_broker_zookeeper_connect": ""}
+
+
+def test_the_model_reads_what_each_broker_host_noted_from_hostvars():
+    cluster = {"host": "b2", "play_hosts": ["b1", "b2", "b3"], "groups": {"kafka_controller": ["c1"]}}
+    model = kafka_broker.kafka_broker_host_model(dict(INPUTS, kafka_broker_combined=True),
+                                                 dict(SETTINGS, kafka_broker_metadata_mode="kraft"),
+                                                 cluster, MODEL_HOSTVARS)
+    assert [instance["broker_id"] for instance in model["instances"]] == [2]
+    assert model["controller_hosts"] == ["c1"]
+    assert model["quorum_servers"] == ["10.0.0.1:9093", "10.0.0.2:9093"]
+    assert model["broker_ids"] == [1, 2]
+    assert "kafka_broker_internal_host of b3: not known to this play" in model["problems"][0]
+
+
+def test_the_model_takes_the_cluster_as_given_without_hostvars():
+    cluster = {"host": "b1", "instances": [_instance(1)], "play_hosts": ["b1"], "controller_hosts": [],
+               "host_addresses": {"b1": "10.0.0.1"}, "host_instances": {"b1": [_instance(1)]}}
+    model = kafka_broker.kafka_broker_host_model(dict(INPUTS, kafka_broker_hosts=["b1"]), SETTINGS, cluster)
+    assert model["broker_ids"] == [1] and model["problems"] == []
+
+
+def _found(*nodes):
+    return {"mode_change": "", "storage_nodes": list(nodes)}
+
+
+def _node(host, node_id, meta="", address=""):
+    return {"host": host, "node_id": node_id, "meta": meta, "active": False, "controller_address": address}
+
+
+def _plan_model(combined=False, cluster_id=""):
+    return {"hosts": ["b1", "b2", "b3"], "controller_hosts": [] if combined else ["c1", "c2"], "combined": combined,
+            "cluster_id": cluster_id}
+
+
+def test_the_storage_plan_reads_the_play_brokers_storage_and_the_controllers_id():
+    hostvars = dict(MODEL_HOSTVARS, b1={"__kafka_broker_found": _found(_node("b1", 1))},
+                    b2={"__kafka_broker_found": _found(_node("b2", 2), _node("b2", 5))}, b3={})
+    plan = kafka_broker.kafka_broker_storage_plan(_plan_model(), hostvars, ["b2", "b1", "z1"], "seed")
+    assert plan["cluster_id"] == "AAAAAAAAAAAAAAAAAAAABw"
+    assert plan["format"] == {"b1": [1], "b2": [2, 5]}
+    assert (plan["initial_controllers"], plan["problems"]) == ("", [])
+
+
+@pytest.mark.parametrize("combined, made", [(True, True), (False, False)])
+def test_only_a_combined_cluster_makes_its_own_id(combined, made):
+    hostvars = {"b1": {"__kafka_broker_found": _found(_node("b1", 1, address="10.0.0.1:9093" if combined else ""))}}
+    model = dict(_plan_model(combined), controller_hosts=[])
+    plan = kafka_broker.kafka_broker_storage_plan(model, hostvars, ["b1"], "seed")
+    assert bool(plan["cluster_id"]) is made
+    assert (plan["problems"] == []) is made
+
+
+def test_the_storage_plan_refuses_a_broker_that_did_not_read_its_storage():
+    with pytest.raises(AnsibleFilterError, match="b2 has not read its brokers' storage"):
+        kafka_broker.kafka_broker_storage_plan(_plan_model(), {"b1": {"__kafka_broker_found": _found()}, "b2": {}},
+                                               ["b1", "b2"], "")
+
+
+def _decision(broker_id, port, exists):
+    return {"instance": {"broker_id": broker_id, "port": port}, "stat": {"exists": exists}}
+
+
+RESTART_HOSTVARS = {
+    "b1": {"__kafka_broker_restarts": {"decisions": [_decision(1, 9092, True)]},
+           "__kafka_broker_instances": [{"broker_id": 1, "port": 9092}],
+           "kafka_broker_client_addresses": ["b1.example:9092"], "kafka_broker_restart_wait_timeout": 900},
+    "b2": {"__kafka_broker_restarts": {"decisions": [_decision(2, 9092, True), _decision(3, 9093, False)]},
+           "__kafka_broker_instances": [{"broker_id": 2, "port": 9092}, {"broker_id": 3, "port": 9093}],
+           "kafka_broker_client_addresses": ["b2.example:9092", "b2.example:9093"]},
+}
+
+
+@pytest.mark.parametrize("restart_all, expected", [
+    (False, [("b2", 2, ["b2.example:9092"], 600), ("b1", 1, ["b1.example:9092"], 900)]),
+    (True, [("b2", 2, ["b2.example:9092"], 600), ("b2", 3, ["b2.example:9093"], 600),
+            ("b1", 1, ["b1.example:9092"], 900)]),
+])
+def test_the_restart_plan_reads_each_hosts_brokers_addresses_and_timeout(restart_all, expected):
+    model = {"hosts": ["b1", "b2", "b9"]}
+    plan = kafka_broker.kafka_broker_restart_plan(model, RESTART_HOSTVARS, ["b1", "b2"], 1, 600,
+                                                  restart_all=restart_all)
+    assert [(item["host"], item["instance"]["broker_id"], item["bootstrap_servers"], item["timeout"])
+            for item in plan] == expected
+
+
+def test_the_restart_plan_refuses_a_host_that_noted_nothing():
+    with pytest.raises(AnsibleFilterError, match="b2 has not noted its brokers"):
+        kafka_broker.kafka_broker_restart_plan({"hosts": ["b1", "b2"]}, dict(RESTART_HOSTVARS, b2={}), ["b1", "b2"],
+                                               1, 600)
+
+
+@pytest.mark.parametrize("copy, exists", [(None, False), ({"changed": False, "skipped": True}, False),
+                                          ({"changed": True}, True)])
+def test_a_new_jmx_key_store_restarts_a_broker_set_up_before(copy, exists):
+    model = {"instances": [{"broker_id": 1, "unit": "u1", "unit_file": "/u1", "restart_marker": "/m1",
+                            "config_file": "/c1"}], "metadata_mode": "zookeeper"}
+    state = {"files": {"/u1": {"exists": True}, "/m1": {"exists": False}}, "settings": {}}
+    found = kafka_broker.kafka_broker_restarts(model, state, {"restart_paths": {"u1": ["/c1"]}},
+                                               {"changed_paths": []}, copy)
+    assert found["decisions"][0]["stat"]["exists"] is exists
+
+
+def test_the_storage_format_wants_a_known_version():
+    with pytest.raises(AnsibleFilterError, match="the installed Kafka's version is not known"):
+        kafka_broker.kafka_broker_storage_format({}, {"version_problem": ""}, {})
+
+
+@pytest.mark.parametrize("name, arguments", [
+    ("kafka_broker_host_state", ({}, [])),
+    ("kafka_broker_node_state", ({}, {}, None)),
+    ("kafka_broker_unregister_commands", ({}, "read")),
+    ("kafka_broker_installed", ([], "4.4.0", "")),
+    ("kafka_broker_defaults", ([], {})),
+])
+def test_the_filters_want_mappings(name, arguments):
+    with pytest.raises(AnsibleFilterError, match="%s: .* must be a mapping" % name):
+        getattr(kafka_broker, name)(*arguments)
+
+
+def test_every_filter_is_registered():
+    registered = kafka_broker.FilterModule().filters()
+    for name in ("kafka_broker_defaults", "kafka_client_defaults", "kafka_broker_host_model", "kafka_broker_host_state",
+                 "kafka_broker_files",
+                 "kafka_broker_restarts", "kafka_broker_restart_plan", "kafka_broker_installed",
+                 "kafka_broker_storage_plan", "kafka_broker_storage_format", "kafka_broker_node_state",
+                 "kafka_broker_unregister_commands"):
+        assert registered[name] is getattr(kafka_broker, name)
+
+
+CLIENT_HOSTVARS = {
+    "b1": {"kafka_broker_client_addresses": ["b1:9092"]},
+    "b2": {"kafka_broker_client_addresses": [["b2:9092"], None, "b2:9093"],
+           "kafka_broker_admin_connection": {"security_protocol": "SASL_SSL"}},
+    "b3": {"kafka_broker_admin_connection": {"security_protocol": "SSL"}},
+    "b4": {"kafka_broker_client_addresses": ["b4:9092"], "kafka_broker_admin_connection": None},
+}
+
+
+@pytest.mark.parametrize("group, bootstrap, connection", [
+    (["b1", "b2", "b3"], ["b1:9092", "b2:9092", "b2:9093"], {"security_protocol": "SASL_SSL"}),
+    (["b3", "b2"], ["b2:9092", "b2:9093"], {"security_protocol": "SSL"}),
+    (["b1"], ["b1:9092"], {}),
+    # The first connection noted is empty: none, as an empty mapping, not the next one.
+    (["b4", "b2"], ["b4:9092", "b2:9092", "b2:9093"], {}),
+    ([], [], {}),
+])
+def test_client_defaults_take_every_brokers_addresses_and_the_first_connection(group, bootstrap, connection):
+    found = kafka_broker.kafka_client_defaults({"kafka_broker": group}, CLIENT_HOSTVARS)
+    assert found == {"bootstrap_servers": bootstrap, "admin_connection": connection}

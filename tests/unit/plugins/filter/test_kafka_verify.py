@@ -1,4 +1,5 @@
-"""The kafka_verify role's background producers: their commands, the fact naming them, the stop list, the figures."""
+"""The kafka_verify role's jobs: a foreground job's command line, and the background producers: their commands, the
+fact naming them, the stop list, the figures."""
 
 import base64
 import json
@@ -7,6 +8,7 @@ import pytest
 from ansible.errors import AnsibleFilterError
 from ansible_collections.kafkaops.cluster.plugins.filter.kafka_verify import (
     kafka_verify_connection,
+    kafka_verify_job_argv,
     kafka_verify_manifest_totals,
     kafka_verify_producer_starts,
     kafka_verify_producer_stops,
@@ -111,3 +113,27 @@ def test_the_admin_connection_as_the_jobs_take_it(connection, expected):
 def test_a_connection_that_is_no_mapping_is_refused():
     with pytest.raises(AnsibleFilterError, match="kafka_verify_connection: expected the admin modules' connection"):
         kafka_verify_connection("SASL_SSL")
+PROGRAM = ["/venv/bin/python", "-m", "kafkaops_verify.verify"]
+
+
+@pytest.mark.parametrize("options, spark_settings, manifests, tail", [
+    ({"--bootstrap-servers": "b1:9092", "--topics": ["orders", "payments"], "--examples": 5},
+     {"spark.sql.shuffle.partitions": 8, "spark.ui.enabled": False}, ["/m/1.json", "/m/2.json"],
+     ["--bootstrap-servers", "b1:9092", "--topics", "orders,payments", "--examples", "5",
+      "--spark-setting=spark.sql.shuffle.partitions=8", "--spark-setting=spark.ui.enabled=False",
+      "--manifest=/m/1.json", "--manifest=/m/2.json"]),
+    ({"--records": 1000, "--seed": "0042", "--rate": 0.5}, None, None,
+     ["--records", "1000", "--seed", "0042", "--rate", "0.5"]),
+    ({}, {}, [], []),
+])
+def test_a_jobs_command_line_keeps_its_options_order_as_text(options, spark_settings, manifests, tail):
+    assert kafka_verify_job_argv(options, PROGRAM, spark_settings, manifests) == PROGRAM + tail
+
+
+@pytest.mark.parametrize("options, program, message", [
+    ([["--topics", "x"]], PROGRAM, "options must be a mapping"),
+    ({}, "/venv/bin/python -m kafkaops_verify.verify", "program must be a list"),
+])
+def test_a_jobs_command_line_wants_options_and_program(options, program, message):
+    with pytest.raises(AnsibleFilterError, match=message):
+        kafka_verify_job_argv(options, program)

@@ -1,10 +1,23 @@
-"""The kafka_broker role's host model as plain data in, plain data out: values and each preflight problem."""
+"""The kafka_broker role's host model as plain data in, plain data out: values, files, each preflight problem, and
+what the role works out from it later (the host's read, the restart decisions, the installed Kafka, the storage
+format, the node state, the decommission's cluster tool, the waits around each restart)."""
 
 import pytest
+from ansible.plugins.test.core import version_compare
 from ansible_collections.kafkaops.cluster.plugins.filter.certificates import tls_file_problems
 from ansible_collections.kafkaops.cluster.plugins.filter.features import kafka_feature_pin_problems
 from ansible_collections.kafkaops.cluster.plugins.filter.kafka_broker import kafka_broker_host_model
-from ansible_collections.kafkaops.cluster.plugins.plugin_utils._broker_host_model import broker_files, host_model
+from ansible_collections.kafkaops.cluster.plugins.plugin_utils._broker_host_model import (
+    broker_files,
+    host_model,
+    host_state,
+    installed,
+    node_state,
+    restart_decisions,
+    restart_waits,
+    storage_format,
+    unregister_commands,
+)
 from ansible_collections.kafkaops.cluster.tests.unit.plugins.certificate_samples import mismatched_tls_files
 
 INPUTS = {
@@ -106,6 +119,7 @@ def test_combined_kraft_lists_the_brokers_as_the_quorum():
     assert model["quorum_servers"] == ["10.0.0.1:9093", "10.0.0.2:9093", "10.0.0.3:9093"]
     assert "User:ANONYMOUS" in model["super_users"]
     assert model["host_state"] == {
+        "names": ["10.0.0.1", "10.0.0.2", "10.0.0.3"],
         "files": ["/u/kafka-broker-1.service", "/c/1/.restart-pending", "/d/1/meta.properties"],
         "settings": {"/c/1/server.properties": ["process.roles", "zookeeper.metadata.migration.enable"],
                      "/etc/kafka/zookeeper-client.jaas": []},
@@ -333,3 +347,255 @@ def test_a_secured_kraft_broker_writes_its_restart_view_and_host_files():
     assert all(entry.get("sensitive") for entry in written["files"] if entry["dest"].endswith(("pem", "password")))
     assert written["restart_paths"]["kafka-broker-1"][0] == "/c/1/.view"
     assert written["directories"][-1] == {"path": "/etc/kafka/tls", "owner": "root", "group": "kafka", "mode": "0750"}
+
+
+# What the role works out from the model later: the host's read, the restart decisions, the installed Kafka, the
+# storage format, the node state, the decommission's cluster tool and the waits around each restart.
+
+def _full_instance(broker_id, port=9092):
+    return dict(_instance_with_folders(broker_id), port=port, log_dirs=["/d/%d" % broker_id, "/e/%d" % broker_id])
+
+
+KRAFT = {"settings": {"kafka_broker_metadata_mode": "kraft", "kafka_broker_java_executable": "/usr/bin/java"},
+         "inputs": {"kafka_broker_controller_quorum_servers": ["c1:9093", "c2:9093"]}}
+
+
+def _kraft_model(combined=False, instances=None, **settings):
+    inputs = dict(KRAFT["inputs"])
+    if combined:
+        inputs = {"kafka_broker_combined": True}
+    return _model(inputs=inputs, settings=dict(KRAFT["settings"], **settings),
+                  cluster=_cluster(instances=instances or [_full_instance(1)]))
+
+
+@pytest.mark.parametrize("protocol, ca_file", [
+    ("PLAINTEXT", ""), ("SASL_PLAINTEXT", ""), ("SSL", "/ctl/tls/ca.crt"), ("SASL_SSL", "/ctl/tls/ca.crt")])
+def test_the_migration_peer_is_the_brokers_internal_login_and_their_ca_with_tls(protocol, ca_file):
+    model = _model(settings={"kafka_broker_internal_security_protocol": protocol, "kafka_broker_zookeeper_sasl_user":
+                             "kafka", "kafka_broker_zookeeper_sasl_password": "Zk-1",
+                             "kafka_broker_inter_broker_password": "Inter-1"})
+    assert model["migration_peer"] == {
+        "internal_protocol": protocol, "internal_client_auth": "none", "sasl_mechanism": "SCRAM-SHA-512",
+        "inter_broker_user": "broker", "inter_broker_password": "Inter-1", "ca_file": ca_file,
+        "zookeeper_sasl_user": "kafka", "zookeeper_sasl_password": "Zk-1"}
+
+
+def test_node_state_reads_each_brokers_unit_marker_and_mode_settings():
+    model = _model(cluster=_cluster(instances=[_instance(1), _instance(2, 9093)]))
+    settings = ["process.roles", "zookeeper.metadata.migration.enable", "zookeeper.connect",
+                "inter.broker.protocol.version", "metadata.log.dir"]
+    assert model["node_state"] == {
+        "files": ["/u/kafka-broker-1.service", "/u/kafka-broker-2.service", "/c/1/.restart-pending",
+                  "/c/2/.restart-pending"],
+        "settings": {"/c/1/server.properties": settings, "/c/2/server.properties": settings},
+        "units": ["kafka-broker-1", "kafka-broker-2"],
+        "unit_files": ["/u/kafka-broker-1.service", "/u/kafka-broker-2.service"]}
+
+
+@pytest.mark.parametrize("named, registered, leaving, unregistered", [
+    (None, None, [], []),
+    ([2], None, [2], []),
+    ([1, 2, 7], [2], [1, 2], [2]),
+    ([7], [7], [], []),
+])
+def test_decommission_takes_the_named_brokers_of_this_host(named, registered, leaving, unregistered):
+    inputs = {}
+    if named is not None:
+        inputs["kafka_broker_decommission_ids"] = named
+    if registered is not None:
+        inputs["kafka_broker_decommission_registered"] = registered
+    model = _model(inputs=inputs, cluster=_cluster(instances=[_full_instance(1), _full_instance(2, 9093)]))
+    found = model["decommission"]
+    assert [item["broker_id"] for item in found["brokers"]] == leaving
+    assert found["unit_files"] == ["/u/kafka-broker-%d.service" % broker for broker in leaving]
+    assert found["log_dirs"] == [path for broker in leaving for path in ("/d/%d" % broker, "/e/%d" % broker)]
+    assert [item["broker_id"] for item in found["registered"]] == unregistered
+
+
+def _read_settings(**modes):
+    """host_state_info's settings result: broker id -> None (no file) or its settings."""
+    return {"/c/%s/server.properties" % broker: {"exists": found is not None, "values": found or {}}
+            for broker, found in modes.items()}
+
+
+@pytest.mark.parametrize("found, wanted, change", [
+    ({"1": None}, "zookeeper", ""),
+    ({"1": {}}, "zookeeper", ""),
+    ({"1": {"process.roles": "broker"}}, "kraft", ""),
+    ({"1": {"zookeeper.metadata.migration.enable": " TRUE "}}, "migration", ""),
+    ({"1": {"zookeeper.metadata.migration.enable": "true"}}, "zookeeper",
+     "broker 1 runs in migration mode, the run asks for zookeeper"),
+    ({"1": {"process.roles": "broker"}, "2": {}}, "migration",
+     "broker 1 runs in kraft mode, the run asks for migration; broker 2 runs in zookeeper mode, the run asks for "
+     "migration"),
+])
+def test_the_read_names_each_broker_in_another_metadata_mode(found, wanted, change):
+    instances = [_instance(int(broker), 9090 + int(broker)) for broker in found]
+    settings = {"kafka_broker_metadata_mode": wanted}
+    inputs = {"kafka_broker_controller_quorum_servers": ["c1:9093"]}
+    model = _model(inputs=inputs, settings=settings, cluster=_cluster(instances=instances))
+    read = {"files": {}, "settings": _read_settings(**found), "units": {}}
+    assert host_state(model, read)["mode_change"] == change
+
+
+@pytest.mark.parametrize("combined, meta, active, node", [
+    (False, None, "inactive", {"meta": "", "active": False, "controller_address": ""}),
+    (False, "cluster.id=X\n", "active", {"meta": "cluster.id=X\n", "active": True, "controller_address": ""}),
+    (True, "", "activating", {"meta": "", "active": False, "controller_address": "10.0.0.1:9093"}),
+])
+def test_the_read_gives_kraft_brokers_storage_to_the_plan(combined, meta, active, node):
+    model = _kraft_model(combined=combined)
+    read = {"files": {"/d/1/meta.properties": {"exists": meta is not None, "content": meta}},
+            "settings": {}, "units": {"kafka-broker-1": {"active_state": active}}}
+    assert host_state(model, read)["storage_nodes"] == [dict(node, host="b1", node_id=1)]
+
+
+def test_a_zookeeper_mode_read_has_no_storage_for_the_plan():
+    assert host_state(_model(), {"files": {}, "settings": {}, "units": {}})["storage_nodes"] == []
+
+
+@pytest.mark.parametrize("marker, unit, changed, keystore, before, exists, new_marker", [
+    (False, False, ["/c/1/server.properties"], False, "", False, False),  # a new broker: just started
+    (False, True, [], False, "zookeeper", False, False),  # nothing changed
+    (False, True, ["/c/1/server.properties"], False, "zookeeper", True, True),
+    (False, True, ["/c/2/server.properties"], False, "zookeeper", False, False),  # another broker's file
+    (False, True, ["/etc/kafka/tls/broker.pem"], False, "zookeeper", True, True),  # a host file of its restart paths
+    (False, True, [], True, "zookeeper", True, True),  # a new JMX key store
+    (False, True, [], False, "migration", True, True),  # a migration's step
+    (True, False, [], False, "", True, False),  # an earlier run's marker: restarted, no new marker
+    (True, True, ["/c/1/server.properties"], False, "zookeeper", True, False),
+])
+def test_restart_decisions(marker, unit, changed, keystore, before, exists, new_marker):
+    model = _model(cluster=_cluster(instances=[_instance_with_folders(1)]))
+    write = broker_files(model, TEMPLATES, log4j2=False)
+    read = {"files": {"/c/1/.restart-pending": {"exists": marker}, "/u/kafka-broker-1.service": {"exists": unit}},
+            "settings": _read_settings(**{"1": None if not before else (
+                {"zookeeper.metadata.migration.enable": "true"} if before == "migration" else {})})}
+    found = restart_decisions(model, read, write["restart_paths"], changed, keystore)
+    assert found["decisions"] == [{"instance": model["instances"][0], "marker": "/c/1/.restart-pending",
+                                   "marker_found": marker, "stat": {"exists": exists}}]
+    assert found["new_markers"] == (["/c/1/.restart-pending"] if new_marker else [])
+
+
+MIGRATION_VERSION = ("kafka_distribution_archive_src / kafka_distribution_archive_url: the migration to KRaft runs on"
+                     " Kafka 3.9 (the last release with ZooKeeper mode and the migration), this archive holds Kafka ")
+KRAFT_VERSION = ("kafka_distribution_archive_src / kafka_distribution_archive_url: Kafka %s cannot run KRaft mode as"
+                 " kafka_broker sets it up (a dynamic quorum): use Kafka 3.9 or later")
+ZOOKEEPER_VERSION = ("kafka_distribution_archive_src / kafka_distribution_archive_url: Kafka %s has no ZooKeeper mode"
+                     " (removed in 4.0), and kafka_broker_metadata_mode is zookeeper: use a 3.9.x archive, or KRaft"
+                     " mode (a kafka_controller group, or kafka_broker_combined)")
+
+
+@pytest.mark.parametrize("mode, version, problem", [
+    ("zookeeper", "3.9.1", ""), ("zookeeper", "3.6.0", ""), ("zookeeper", "", ""),
+    ("zookeeper", "4.0.0", ZOOKEEPER_VERSION % "4.0.0"), ("zookeeper", "4.4.0", ZOOKEEPER_VERSION % "4.4.0"),
+    ("migration", "3.9.2", ""), ("migration", "3.8.1", MIGRATION_VERSION + "3.8.1"),
+    ("migration", "4.1.0", MIGRATION_VERSION + "4.1.0"), ("migration", "", MIGRATION_VERSION + "of unknown version"),
+    ("kraft", "3.9.0", ""), ("kraft", "4.4.0", ""), ("kraft", "3.8.1", KRAFT_VERSION % "3.8.1"),
+    ("kraft", "", KRAFT_VERSION % "of unknown version"),
+])
+def test_the_installed_kafka_runs_the_mode_asked_for(mode, version, problem):
+    model = _model(inputs={"kafka_broker_controller_quorum_servers": ["c1:9093"]},
+                   settings={"kafka_broker_metadata_mode": mode}, cluster=_cluster(instances=[_full_instance(1)]))
+    assert installed(model, version, "/opt/kafka/libs/*", version_compare)["version_problem"] == problem
+
+
+@pytest.mark.parametrize("version, release_set, log4j2, release", [
+    ("3.9.1", "", False, "3.9"), ("4.4.0", "", True, "4.4"), ("4.1.1", "3.9-IV0", True, "3.9-IV0"),
+])
+def test_the_installed_kafka_gives_logging_release_and_the_feature_tool(version, release_set, log4j2, release):
+    model = _kraft_model(combined=True, instances=[_full_instance(1)], kafka_broker_release_version=release_set)
+    found = installed(model, version, "/opt/k/libs/*", version_compare)
+    assert (found["log4j2"], found["release_version"]) == (log4j2, release)
+    option = ("-Dlog4j2.configurationFile=/c/1/log4j2.properties" if log4j2
+              else "-Dlog4j.configuration=file:/c/1/log4j.properties")
+    assert found["feature_tool"] == [
+        "/usr/bin/java", "-Xmx128m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", option, "-Dkafka.logs.dir=/l/1",
+        "-cp", "/opt/k/libs/*", "org.apache.kafka.tools.FeatureCommand", "--bootstrap-controller",
+        "10.0.0.1:9093,10.0.0.2:9093,10.0.0.3:9093"]
+
+
+def test_an_unknown_version_gives_no_logging_nor_tool():
+    found = installed(_model(), "", "", version_compare)
+    assert "log4j2" not in found and "feature_tool" not in found and found["version_problem"] == ""
+
+
+def _scram_arguments(users, mechanism, iterations):
+    return ["--add-scram", "%s:%s:%d" % (",".join(user["name"] for user in users), mechanism, iterations)]
+
+
+@pytest.mark.parametrize("combined, new_quorum, voters", [
+    (True, True, ["--initial-controllers", "1@10.0.0.1:9093:D", "--add-scram", "broker,admin:SCRAM-SHA-256:8192"]),
+    (True, False, ["--no-initial-controllers"]),
+    (False, True, ["--no-initial-controllers"]),
+])
+def test_the_storage_format_of_the_brokers_the_plan_formats(combined, new_quorum, voters):
+    secured = {"kafka_broker_internal_security_protocol": "SASL_PLAINTEXT", "kafka_broker_inter_broker_password": "I-1",
+               "kafka_broker_external_security_protocol": "SASL_SSL", "kafka_broker_admin_password": "A-1",
+               "kafka_broker_sasl_mechanism": "SCRAM-SHA-256"}
+    model = _kraft_model(combined=combined, instances=[_full_instance(1), _full_instance(2, 9093)], **secured)
+    storage = {"cluster_id": "-startsWithADash012345", "new_quorum": new_quorum,
+               "initial_controllers": "1@10.0.0.1:9093:D", "format": {"b1": [2], "b2": [1]}}
+    found = storage_format(model, {"log4j2": True, "classpath": "/k/libs/*", "release_version": "4.4"}, storage,
+                           _scram_arguments)
+    assert found["brokers"] == [{"broker_id": 2, "argv": [
+        "/usr/bin/java", "-Xmx128m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+        "-Dlog4j2.configurationFile=/c/2/log4j2.properties", "-Dkafka.logs.dir=/l/2", "-cp", "/k/libs/*",
+        "kafka.tools.StorageTool", "format", "--config", "/c/2/server.properties",
+        "--cluster-id=-startsWithADash012345", "--release-version", "4.4"] + voters}]
+    assert found["folders"] == ["/d/2", "/e/2", "/l/2"]
+    assert found["secret"] is combined
+
+
+def test_nothing_to_format_on_a_host_the_plan_leaves_alone():
+    found = storage_format(_kraft_model(), {"log4j2": True, "classpath": "", "release_version": "4.4"},
+                           {"format": {"b2": [2]}, "new_quorum": True}, _scram_arguments)
+    assert (found["brokers"], found["folders"]) == ([], [])
+
+
+UNIT_3_9 = "ExecStart=/usr/bin/java -Xmx1g -cp /opt/kafka_2.13-3.9.1/libs/* kafka.Kafka /c/1/server.properties\n"
+
+
+def test_node_state_of_each_broker():
+    model = _model(cluster=_cluster(instances=[_full_instance(1), _full_instance(2, 9093)]))
+    read = {"files": {"/u/kafka-broker-1.service": {"exists": True, "content": UNIT_3_9},
+                      "/u/kafka-broker-2.service": {"exists": False, "content": None},
+                      "/c/1/.restart-pending": {"exists": True}, "/c/2/.restart-pending": {"exists": False}},
+            "settings": _read_settings(**{"1": {"zookeeper.metadata.migration.enable": "true",
+                                                "zookeeper.connect": "z1:2181"}, "2": None}),
+            "units": {"kafka-broker-1": {"active_state": "active"}, "kafka-broker-2": {"active_state": "inactive"}}}
+    markers = {"files": {"/opt/kafka_2.13-3.9.1/.kafkaops-installed": {"content": '{"version": "3.9.1"}\n'}}}
+    assert node_state(model, read, markers) == [
+        {"host": "b1", "broker_id": 1, "mode": "migration",
+         "properties": {"zookeeper.metadata.migration.enable": "true", "zookeeper.connect": "z1:2181"},
+         "active": True, "unit_state": "active", "restart_pending": True, "version": "3.9.1",
+         "log_dirs": ["/d/1", "/e/1"]},
+        {"host": "b1", "broker_id": 2, "mode": "", "properties": {}, "active": False, "unit_state": "inactive",
+         "restart_pending": False, "version": "", "log_dirs": ["/d/2", "/e/2"]}]
+
+
+@pytest.mark.parametrize("units, classpath", [
+    ({"/u/1": {"content": None}, "/u/2": {"content": UNIT_3_9}}, "/opt/kafka_2.13-3.9.1/libs/*"),
+    ({"/u/1": {"content": "no classpath here"}, "/u/2": {"content": UNIT_3_9}}, ""),
+    ({}, ""),
+])
+def test_unregister_commands_run_the_kafka_the_units_ran(units, classpath):
+    model = _kraft_model(instances=[_full_instance(1), _full_instance(2, 9093)])
+    model["decommission"]["registered"] = model["instances"]
+    assert unregister_commands(model, {"files": units}) == [
+        {"broker_id": broker, "argv": [
+            "/usr/bin/java", "-Xmx128m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", classpath,
+            "org.apache.kafka.tools.ClusterTool", "unregister", "--bootstrap-controller", "c1:9093,c2:9093",
+            "--id", str(broker)]}
+        for broker in (1, 2)]
+
+
+def test_each_restart_waits_on_its_brokers_address_and_its_hosts_timeout():
+    order = [{"host": "b1", "instance": {"broker_id": 1, "port": 9092}},
+             {"host": "b2", "instance": {"broker_id": 3, "port": 9092}},
+             {"host": "b2", "instance": {"broker_id": 2, "port": 19092}}]
+    addresses = {"b1": ["b1.example:9092"], "b2": ["b2.example:19092", "b2.example:9092"]}
+    found = restart_waits(order, addresses, {"b1": 600, "b2": "900"})
+    assert [(item["bootstrap_servers"], item["timeout"]) for item in found] == [
+        (["b1.example:9092"], 600), (["b2.example:9092"], "900"), (["b2.example:19092"], "900")]
+    assert found[0]["instance"] == order[0]["instance"]

@@ -90,7 +90,8 @@ def test_a_node_of_three():
                                      "-Dlog4j.configuration=file:/etc/zookeeper/log4j.properties")
     assert model["wait"] == {"port": 2181, "timeout": 120, "service": "zookeeper",
                              "log_file": "/var/log/zookeeper/zookeeper.log"}
-    assert model["host_state"] == {"files": ["/var/lib/zookeeper/myid", "/etc/systemd/system/zookeeper.service",
+    assert model["host_state"] == {"names": ["10.0.0.1", "10.0.0.2", "zk-3.example"],
+                                   "files": ["/var/lib/zookeeper/myid", "/etc/systemd/system/zookeeper.service",
                                              "/etc/zookeeper/.restart-pending"]}
     assert (model["sasl"], model["tls"]["stores"], model["tls"]["issue"]) == (False, False, False)
 
@@ -117,6 +118,7 @@ def test_a_single_node_names_no_peers_and_paths_keep_the_folders_as_given():
     model = _model(inputs={"zookeeper_hosts": ["z1"], "zookeeper_jvm_options": []},
                    settings={"zookeeper_config_dir": "/srv/zk/", "zookeeper_service_name": "zk"})
     assert (model["servers"], model["peer_addresses"], model["problems"]) == ([], {}, [])
+    assert model["host_state"]["names"] == []
     assert model["paths"]["config_file"] == "/srv/zk//zoo.cfg"
     assert model["paths"]["unit_file"] == "/etc/systemd/system/zk.service"
     # Without options, the unit's command line keeps the two spaces it always had.

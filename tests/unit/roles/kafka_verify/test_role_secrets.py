@@ -55,11 +55,14 @@ def test_only_the_connection_file_task_handles_the_secrets_and_it_hides_them():
 
 
 def test_the_jobs_are_handed_the_connection_file():
-    jobs = [yaml.safe_dump(task, width=1000) for _name, task in role_tasks() if any(run in task for run in RUNS)]
-    jobs = [text for text in jobs if "__kafka_verify_package ~ '." in text]
+    # The foreground jobs' options, from which the filter kafka_verify_job_argv makes their command lines.
+    jobs = [task for _name, task in role_tasks()
+            if "kafka_verify_job_argv" in str(task.get("kafkaops.cluster.spark_job"))]
     assert len(jobs) == 2
-    for text in jobs:
-        assert "'--connection-file', __kafka_verify_connection_file" in text
+    for task in jobs:
+        options = [value for name, value in task["vars"].items() if name.endswith("_options")]
+        assert len(options) == 1 and options[0]["--connection-file"] == "{{ __kafka_verify_connection_file }}"
+        assert not names_a_secret(options[0])
     # The producers' command lines come from the filter kafka_verify_producer_starts, which puts the connection
     # file given here on each (tests/unit/plugins/filter/test_kafka_verify.py).
     chosen = [task for _name, task in role_tasks() if task["name"] == "Choose the producers to start"]
