@@ -113,6 +113,8 @@ def test_the_admin_connection_as_the_jobs_take_it(connection, expected):
 def test_a_connection_that_is_no_mapping_is_refused():
     with pytest.raises(AnsibleFilterError, match="kafka_verify_connection: expected the admin modules' connection"):
         kafka_verify_connection("SASL_SSL")
+
+
 PROGRAM = ["/venv/bin/python", "-m", "kafkaops_verify.verify"]
 
 
