@@ -31,8 +31,9 @@ Terms
 How the plan is found
 ---------------------
 1. Evacuation: every replica of an evacuated dir moves, the largest first, to the open dir with the lowest
-   fill after taking it among those with room below ``max_disk_fill`` (capacity weights only; one
-   filesystem keeps its fill whatever dir holds the bytes).
+   fill after taking it among those with room below ``max_disk_fill`` (where the volume reports its size).
+   Between dirs read as one filesystem the room counts what the target has gained from the others so far:
+   their figures cannot tell one filesystem from two equal disks filled alike (``_Broker.room``).
 2. Balance (when asked): while the fullest open dir can give a replica of a selected topic to a less full
    one so that ``sum over d of L_d^2 / w_d`` falls, it gives the one whose size best fits
    ``s* = (f_h - f_l) / (1 / w_h + 1 / w_l)`` (the size that would make the two fills equal): the largest
@@ -139,6 +140,10 @@ class _Broker(object):
         self.weights = ("capacity" if open_volumes and all(volume[0] == "volume" for volume in open_volumes)
                         and len(set(open_volumes)) == len(open_volumes) else "bytes")
         self.where = dict((key, replica["dir"]) for key, replica in self.replicas.items())
+        # Net bytes each dir has gained from dirs read as the same filesystem (room()), and the dirs whose room
+        # counted that way stopped a balancing move the filesystem's room alone would have let through.
+        self.gained = dict((path, 0) for path in self.dirs)
+        self.held_back = set()
         # Bytes a dir holds besides the replicas listed (planning offline from a dir's bytes alone); they stay.
         self.replica_bytes = dict((path, info.get("other_bytes", 0)) for path, info in self.dirs.items())
         for replica in self.replicas.values():
@@ -165,19 +170,31 @@ class _Broker(object):
         return round(self.volume_used[volume] / float(self.volume_total[volume]), 4)
 
     def room(self, source, target):
-        """Bytes the target may still gain from source below max_disk_fill; None when not limited (volume not
-        reported, or the same volume as the source: a move inside one filesystem changes no fill)."""
+        """Bytes the target may still gain from source below max_disk_fill; None when not limited (its volume's
+        size not reported).
+
+        Between dirs read as one filesystem the target's room is checked too, less what it has gained from the
+        others already. Their figures cannot tell one filesystem from two disks of one size filled alike (two
+        100 GiB disks at 61 GiB each read as one), and on two disks each copy stays where it lands. On one
+        filesystem the copy needs the room as well: AlterReplicaLogDirs copies first and the broker deletes the
+        old replica log.segment.delete.delay.ms later."""
         volume = self.volume[target]
-        if volume not in self.volume_used or volume == self.volume[source]:
+        if volume not in self.volume_used:
             return None
-        return int(self.max_disk_fill * self.volume_total[volume]) - self.volume_used[volume]
+        room = int(self.max_disk_fill * self.volume_total[volume]) - self.volume_used[volume]
+        if volume == self.volume[source]:
+            room -= max(0, self.gained[target])
+        return room
 
     def move(self, key, path):
         size = self.replicas[key]["bytes"]
         source = self.where[key]
         self.replica_bytes[source] -= size
         self.replica_bytes[path] += size
-        if self.volume[source] != self.volume[path]:
+        if self.volume[source] == self.volume[path]:
+            self.gained[source] -= size
+            self.gained[path] += size
+        else:
             if self.volume[source] in self.volume_used:
                 self.volume_used[self.volume[source]] -= size
             if self.volume[path] in self.volume_used:
@@ -241,17 +258,21 @@ def _best_fit(sizes_and_keys, ideal):
 
 
 def _balance(broker, movable):
-    """Step 2: moves that lower sum(L^2 / w) over the open dirs, fullest dir first, until none helps."""
+    """Step 2: moves that lower sum(L^2 / w) over the open dirs, fullest dir first, until none helps.
+
+    Returns the dirs that ended it short of even only because each dir read as sharing its filesystem is held to
+    its own room (room()): [] when it ended even or for another reason."""
     if len(broker.open) < 2:
-        return
+        return []
     for _step in range(MOST_BALANCE_STEPS):
         mean = sum(broker.load(path) for path in broker.open) / float(sum(broker.weight(path) for path in broker.open))
         fills = [broker.fill(path) for path in broker.open]
         if mean <= 0 or (max(fills) <= mean * (1 + BALANCE_TOLERANCE) and min(fills) >= mean * (1 - BALANCE_TOLERANCE)):
-            return
+            return []
+        broker.held_back = set()
         step = _balance_step(broker, movable)
         if step is None:
-            return
+            return sorted(broker.held_back)
         broker.move(*step)
     raise AssertionError("the log dir balance did not end within %d moves" % MOST_BALANCE_STEPS)
 
@@ -271,6 +292,10 @@ def _balance_step(broker, movable):
             chosen = _best_fit([item for item in held if room is None or item[0] <= room], ideal)
             if chosen is not None:
                 return chosen[1], receiver
+            if room is not None and broker.volume[giver] == broker.volume[receiver] and broker.gained[receiver] > 0:
+                wider = room + broker.gained[receiver]
+                if _best_fit([item for item in held if item[0] <= wider], ideal) is not None:
+                    broker.held_back.add(receiver)
     return None
 
 
@@ -297,7 +322,9 @@ def plan_log_dirs(brokers, evacuate=None, balance=False, topics=None, max_disk_f
     Returns {"moves": [{topic, partition, broker, from_dir, to_dir, bytes}], "bytes_moved",
     "bytes_moved_lower_bound", "brokers": {broker id: {"weights", "dirs": {path: {bytes_before, bytes_after,
     fill_before, fill_after}}, "imbalance_before", "imbalance_after", "bytes_moved",
-    "bytes_moved_lower_bound"}}}, fills those of each dir's volume (None when not reported); raises
+    "bytes_moved_lower_bound", "held_to_dir_room"}}}, fills those of each dir's volume (None when not reported),
+    held_to_dir_room the dirs read as sharing a filesystem whose own room stopped the balance short of even (a
+    later run, from a reading of the moved bytes, may go on); raises
     LogDirPlanError when a replica of an evacuated dir finds no room.
     """
     evacuate = evacuate or {}
@@ -310,8 +337,9 @@ def plan_log_dirs(brokers, evacuate=None, balance=False, topics=None, max_disk_f
         imbalance_before = broker.imbalance()
         evacuated_bytes = sum(broker.replica_bytes[path] for path in broker.evacuate)
         _evacuate(broker, dict((path, field.get((broker_id, path), "evacuate")) for path in broker.evacuate))
+        held_back = []
         if balance:
-            _balance(broker, sorted(key for key in broker.replicas if topics is None or key[0] in topics))
+            held_back = _balance(broker, sorted(key for key in broker.replicas if topics is None or key[0] in topics))
         moved = [key for key in sorted(broker.replicas) if broker.where[key] != broker.replicas[key]["dir"]]
         moves.extend(dict(topic=key[0], partition=key[1], broker=broker_id, from_dir=broker.replicas[key]["dir"],
                           to_dir=broker.where[key], bytes=broker.replicas[key]["bytes"]) for key in moved)
@@ -322,19 +350,27 @@ def plan_log_dirs(brokers, evacuate=None, balance=False, topics=None, max_disk_f
                       for path in sorted(broker.dirs)),
             imbalance_before=imbalance_before, imbalance_after=broker.imbalance(),
             bytes_moved=sum(broker.replicas[key]["bytes"] for key in moved),
-            bytes_moved_lower_bound=_lower_bound(broker, before, evacuated_bytes))
+            bytes_moved_lower_bound=_lower_bound(broker, before, evacuated_bytes),
+            held_to_dir_room=held_back)
     return dict(moves=moves, bytes_moved=sum(move["bytes"] for move in moves),
                 bytes_moved_lower_bound=sum(item["bytes_moved_lower_bound"] for item in summary.values()),
                 brokers=summary)
 
 
-def _move_effects(filesystems):
+def _move_effects(filesystems, own_places):
     """DiskLedger's effects of kafka_log_dirs' moves: a copy fills the filesystem of the dir it goes to, and the
     replica it replaces frees the filesystem of the dir it leaves once its broker deletes it. A move inside one
-    filesystem gains and frees the same place: it holds the copy beside the old replica until then."""
+    filesystem gains and frees the same place: it holds the copy beside the old replica until then. A dir read as
+    sharing its filesystem with others also has a place of its own (own_places), which its copies fill and its old
+    replicas free as well: the figures cannot tell that filesystem from disks of one size filled alike."""
     def effects(move):
-        return ({filesystems.place_of[(move["broker"], move["to_dir"])]: move["bytes"]},
-                {filesystems.place_of[(move["broker"], move["from_dir"])]: move["bytes"]})
+        gains, frees = {}, {}
+        for side, key in ((gains, "to_dir"), (frees, "from_dir")):
+            spot = (move["broker"], move[key])
+            side[filesystems.place_of[spot]] = move["bytes"]
+            if spot in own_places:
+                side[own_places[spot]] = move["bytes"]
+        return gains, frees
     return effects
 
 
@@ -345,6 +381,11 @@ def log_dir_ledger(brokers, max_disk_fill, delays=None):
     one having one, with the room it has below max_disk_fill of its size; one that does not report its size is not
     limited. delays: {broker: seconds it keeps a replica moved off a dir} (none: deleted at once).
 
+    Dirs read as one filesystem (same total, usable within the slack) may be disks of one size filled alike, where
+    each copy stays on the disk it lands on. So each of them is also a place of its own, (broker, (its path,)), with
+    the filesystem's figures: a copy must fit both, the filesystem (one disk: the copy beside the old replica) and
+    its dir (two disks: the copy where it lands, never freed by the old replica's deletion elsewhere).
+
     A broker's disks as a whole are no place here, unlike kafka_reassignment's, which copies between brokers: a
     move between the dirs of a broker fills one filesystem and frees another, and it is each filesystem that can
     run out of room. Held to their sum as well, a broker with a filesystem above the fill and the others not far
@@ -353,9 +394,16 @@ def log_dir_ledger(brokers, max_disk_fill, delays=None):
     hold at most the sum of those limits: within max_disk_fill of their size wherever none starts above it.
     """
     filesystems = Filesystems(brokers)
-    held = dict((place, figures["used_bytes"]) for place, figures in filesystems.figures.items())
-    room = disk_room(filesystems.figures, max_disk_fill)
-    return DiskLedger(room, _move_effects(filesystems), held, delays), filesystems
+    figures, own_places = dict(filesystems.figures), {}
+    for place, figure in filesystems.figures.items():
+        broker, paths = place
+        if len(paths) > 1:
+            for path in paths:
+                own_places[(broker, path)] = (broker, (path,))
+                figures[(broker, (path,))] = figure
+    held = dict((place, figure["used_bytes"]) for place, figure in figures.items())
+    room = disk_room(figures, max_disk_fill)
+    return DiskLedger(room, _move_effects(filesystems, own_places), held, delays), filesystems
 
 
 def order_moves(moves, brokers, max_moves_per_broker, max_disk_fill, delays=None):

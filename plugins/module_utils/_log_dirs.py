@@ -661,6 +661,13 @@ def run_log_dirs(module, client, inputs):
         for broker, (before, after) in changes.items():
             result["diff"]["before"].setdefault(str(broker), {})[CORDON_KEY] = before
             result["diff"]["after"].setdefault(str(broker), {})[CORDON_KEY] = after
+    held_back = dict((broker, summary["held_to_dir_room"]) for broker, summary in sorted(plan["brokers"].items())
+                     if summary.get("held_to_dir_room"))
+    if held_back:
+        where = "; ".join("broker %d's %s" % (broker, ", ".join(paths)) for broker, paths in held_back.items())
+        module.warn("the balance stopped short of even on %s: log dirs that read as one filesystem (the same size and "
+                    "free bytes) may be disks of one size filled alike, so each is held to its own room below "
+                    "max_disk_fill. Run again to go on from what the disks then report, or free space there" % where)
     if evacuate and not cordon:
         module.warn("the evacuated log dirs are not cordoned (%s), so Kafka may still place new partitions' "
                     "replicas on them; run again afterwards to move those too" % (

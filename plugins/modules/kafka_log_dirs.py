@@ -240,6 +240,10 @@ brokers:
       C(imbalance_after) (the fullest open dir's fill over the mean fill; 1.0 is even), C(bytes_moved),
       C(bytes_moved_lower_bound), and per dir C(bytes_before) and C(bytes_after) (the replicas' bytes) and
       C(fill_before) and C(fill_after) (its volume's fill, null when not reported).
+    - C(held_to_dir_room) lists the broker's dirs that read as one filesystem (the same total and usable bytes)
+      whose own room stopped the balance short of even, with a warning. Such dirs may be disks of one size filled
+      alike, so every copy into one of them must fit below O(max_disk_fill) of its size, counting what earlier
+      moves of the plan brought it from the others; a later run goes on from what the disks then report.
   returned: when the brokers were read
   type: dict
 disk_peak_bytes:

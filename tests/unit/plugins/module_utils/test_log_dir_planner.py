@@ -53,13 +53,50 @@ def test_balance_by_fill_moves_the_replica_that_best_evens_the_dirs():
     assert plan["bytes_moved_lower_bound"] == plan["bytes_moved"] == 20 * GB
 
 
-def test_dirs_on_one_filesystem_balance_their_bytes_and_never_hit_the_fill():
-    # Two dirs on one volume report the same disk: a move changes no fill, so the replicas' bytes are evened.
-    state = {1: broker({"/a": disk(100, 95), "/b": disk(100, 95)},
+def test_dirs_on_one_filesystem_balance_their_bytes_within_the_room_of_each():
+    # Two dirs on one volume report the same disk: the replicas' bytes are evened. Each copy must still fit the
+    # room below max_disk_fill: on one filesystem beside its old replica, on two equal disks where it lands.
+    state = {1: broker({"/a": disk(1000, 150), "/b": disk(1000, 150)},
                        {("t", 0): ("/a", 40), ("t", 1): ("/a", 30), ("t", 2): ("/a", 20)})}
     plan = plan_log_dirs(state, balance=True, max_disk_fill=0.5)
     assert plan["brokers"][1]["weights"] == "bytes"
     assert plan["brokers"][1]["dirs"]["/b"]["bytes_after"] == 40 and plan["bytes_moved"] == 40
+    # Above the fill, no copy has room, whichever the dirs are: nothing moves.
+    state = {1: broker({"/a": disk(100, 95), "/b": disk(100, 95)},
+                       {("t", 0): ("/a", 40), ("t", 1): ("/a", 30), ("t", 2): ("/a", 20)})}
+    assert plan_log_dirs(state, balance=True, max_disk_fill=0.5)["moves"] == []
+
+
+# Two 100 GiB disks at 61 GiB each report what one filesystem would: the same total and usable bytes.
+TWINS = {1: broker({"/a": disk(100 * GB, 61 * GB), "/b": disk(100 * GB, 61 * GB)},
+                   dict((("t", index), ("/a", 10 * GB)) for index in range(6)))}
+
+
+def test_an_evacuation_between_dirs_read_as_one_filesystem_is_held_to_the_targets_room():
+    # Read as one filesystem the move changes no fill; on two disks /b would end at 121 of 100 GiB. The planner
+    # checks the target's room either way (85 - 61 = 24 GiB) and refuses, naming the room.
+    with pytest.raises(LogDirPlanError) as refused:
+        plan_log_dirs(TWINS, evacuate={1: ["/a"]}, field={(1, "/a"): "evacuate[0].log_dir"})
+    assert refused.value.field == "evacuate[0].log_dir"
+    assert "no room on broker 1 for t-" in refused.value.message
+    assert "/b can take 4.0 GiB more" in refused.value.message
+    # With room for two of the six replicas, a balance moves at most what /b can hold.
+    plan = plan_log_dirs(TWINS, balance=True)
+    assert 0 < plan["bytes_moved"] <= int(0.85 * 100 * GB) - 61 * GB
+
+
+def test_the_order_holds_each_dir_of_a_shared_filesystem_to_its_own_room():
+    # Moves given in full (as a plan from before this check could hold them): /b may gain 24 GiB in all, so the
+    # third 10 GiB copy is refused even though each old replica frees the shared filesystem after its delay.
+    moves = [move(index, "/a", "/b", 10 * GB) for index in range(3)]
+    ledger, filesystems = log_dir_ledger(TWINS, 0.85)
+    assert ledger.effects(moves[0]) == ({(1, ("/a", "/b")): 10 * GB, (1, ("/b",)): 10 * GB},
+                                        {(1, ("/a", "/b")): 10 * GB, (1, ("/a",)): 10 * GB})
+    with pytest.raises(LogDirPlanError) as refused:
+        order_moves(moves, TWINS, 10, 0.85)
+    assert "t-2 needs 10.0 GiB on broker 1's log dir /b, which has 4.0 GiB" in refused.value.message
+    batches, _peaks = order_moves(moves[:2], TWINS, 10, 0.85)
+    assert [len(batch) for batch in batches] == [2]
 
 
 def test_balance_moves_only_the_topics_selected_but_an_evacuation_moves_everything():
@@ -110,38 +147,44 @@ def move(partition, source, target, size, broker=1):
     return dict(topic="t", partition=partition, broker=broker, from_dir=source, to_dir=target, bytes=size)
 
 
-# Broker 1: /a and /b on one filesystem of 100 GiB holding 21 GiB (room for 15 GiB at 0.36); /c a disk of its own.
-ONE_DISK = {1: broker({"/a": disk(100 * GB, 21 * GB), "/b": disk(100 * GB, 21 * GB), "/c": disk(50 * GB, 40 * GB)},
+# Broker 1: /a, /b and /d on one filesystem of 100 GiB holding 21 GiB (room for 15 GiB at 0.36, and so for each
+# of its dirs: they might be disks of one size filled alike); /c a disk of its own.
+ONE_DISK = {1: broker({"/a": disk(100 * GB, 21 * GB), "/b": disk(100 * GB, 21 * GB), "/c": disk(50 * GB, 40 * GB),
+                       "/d": disk(100 * GB, 21 * GB)},
                       {("t", 0): ("/a", 10 * GB), ("t", 1): ("/a", 10 * GB)})}
 
 
 def test_each_filesystem_of_a_brokers_dirs_is_a_place_and_the_broker_is_none():
     ledger, filesystems = log_dir_ledger(ONE_DISK, 0.36)
-    shared, own = (1, ("/a", "/b")), (1, ("/c",))
-    assert filesystems.place_of == {(1, "/a"): shared, (1, "/b"): shared, (1, "/c"): own}
-    assert ledger.room == {shared: int(0.36 * 100 * GB) - 21 * GB, own: int(0.36 * 50 * GB) - 40 * GB}
-    # A move inside one filesystem takes room there and gives it back once its old copy is deleted.
-    assert ledger.effects(move(0, "/a", "/b", 10 * GB)) == ({shared: 10 * GB}, {shared: 10 * GB})
-    assert ledger.effects(move(1, "/c", "/a", 5 * GB)) == ({shared: 5 * GB}, {own: 5 * GB})
+    shared, own = (1, ("/a", "/b", "/d")), (1, ("/c",))
+    dir_a, dir_b, dir_d = (1, ("/a",)), (1, ("/b",)), (1, ("/d",))
+    assert filesystems.place_of == {(1, "/a"): shared, (1, "/b"): shared, (1, "/c"): own, (1, "/d"): shared}
+    room = int(0.36 * 100 * GB) - 21 * GB
+    assert ledger.room == {shared: room, own: int(0.36 * 50 * GB) - 40 * GB, dir_a: room, dir_b: room, dir_d: room}
+    # A move inside one filesystem takes room there and gives it back once its old copy is deleted; the dir it
+    # lands in keeps it (were the dirs equal disks), the dir it leaves gets it back.
+    assert ledger.effects(move(0, "/a", "/b", 10 * GB)) == ({shared: 10 * GB, dir_b: 10 * GB},
+                                                           {shared: 10 * GB, dir_a: 10 * GB})
+    assert ledger.effects(move(1, "/c", "/a", 5 * GB)) == ({shared: 5 * GB, dir_a: 5 * GB}, {own: 5 * GB})
 
 
 @pytest.mark.parametrize("delays, peak", [(None, 31 * GB), ({1: 0}, 31 * GB), ({1: 60}, int(0.36 * 100 * GB))],
                          ids=["no-delays", "deleted-at-once", "kept-60-s"])
 def test_a_copy_waits_for_a_later_batch_until_an_old_copy_has_left_it_room(delays, peak):
-    moves = [move(0, "/a", "/b", 10 * GB), move(1, "/a", "/b", 10 * GB)]
+    moves = [move(0, "/a", "/b", 10 * GB), move(1, "/a", "/d", 10 * GB)]
     batches, peaks = order_moves(moves, ONE_DISK, 10, 0.36, delays)
     assert [[item["partition"] for item in batch] for batch in batches] == [[0], [1]]
     # One copy beside its old replica: 31 GiB. Kept a while, the old copy counts until the second batch waits for
     # the room it lacks (5 GiB), so the peak is at most the fill.
-    assert peaks[1]["/a"] == peaks[1]["/b"] == peak and peaks[1]["/c"] == 40 * GB
+    assert peaks[1]["/a"] == peaks[1]["/b"] == peaks[1]["/d"] == peak and peaks[1]["/c"] == 40 * GB
 
 
 def test_the_ledger_says_when_the_second_batch_fits():
-    first, second = [move(0, "/a", "/b", 10 * GB)], [move(1, "/a", "/b", 10 * GB)]
+    first, second = [move(0, "/a", "/b", 10 * GB)], [move(1, "/a", "/d", 10 * GB)]
     ledger = log_dir_ledger(ONE_DISK, 0.36, {1: 60})[0]
     ledger.start(first)
     ledger.complete(first, now=100)
-    assert ledger.ready_at(second) == (160, [(1, ("/a", "/b"))])
+    assert ledger.ready_at(second) == (160, [(1, ("/a", "/b", "/d"))])
     ledger.delete(160)
     assert ledger.ready_at(second) == (None, [])
 
@@ -255,6 +298,21 @@ def test_properties_of_every_plan(case, balance, topics, max_disk_fill):
             if info["total_bytes"] and (source["total_bytes"], source["usable_bytes"]) != \
                     (target["total_bytes"], target["usable_bytes"]):
                 assert info["total_bytes"] - info["usable_bytes"] <= int(max_disk_fill * info["total_bytes"])
+        # Dirs read as one filesystem may be equal disks: a dir that gained bytes from the others on its volume
+        # ends with them at or below max_disk_fill.
+        for path, info in state["dirs"].items():
+            if not info["total_bytes"]:
+                continue
+            figures = (info["total_bytes"], info["usable_bytes"])
+            twins = [other for other, data in state["dirs"].items()
+                     if other != path and (data["total_bytes"], data["usable_bytes"]) == figures]
+            if not twins:
+                continue
+            gained = sum(move["bytes"] * ((move["to_dir"] == path) - (move["from_dir"] == path))
+                         for move in plan["moves"] if move["broker"] == broker_id
+                         and {move["to_dir"], move["from_dir"]} <= set(twins + [path]))
+            if gained > 0:
+                assert info["total_bytes"] - info["usable_bytes"] + gained <= int(max_disk_fill * info["total_bytes"])
         for path in evacuate.get(broker_id, []):
             assert summary["dirs"][path]["bytes_after"] == 0
             assert not any(replica["dir"] == path for replica in done["replicas"].values())
