@@ -22,6 +22,18 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin impo
 
 # Kafka's ElectionType values in the ElectLeaders request.
 ELECTION_TYPES = {"preferred": 0, "unclean": 1}
+# The setting that makes Kafka elect a replica out of sync on its own, for a topic, a broker or the cluster.
+UNCLEAN_ELECTION_SETTING = "unclean.leader.election.enable"
+
+
+def unclean_setting_warning(where):
+    """The warning for UNCLEAN_ELECTION_SETTING declared true at where ("the cluster-wide default", "topic orders").
+
+    The modules that set it (kafka_broker_config, kafka_topic) give it every run the declaration asks for it, so
+    that a playbook that turns it on never does so quietly; the collection itself never does."""
+    return ("%s: %s=true lets a replica that is out of sync become leader when no in-sync one is left, and the "
+            "records only the in-sync replicas held, acknowledged ones included, are then gone for good"
+            % (where, UNCLEAN_ELECTION_SETTING))
 # ELECTION_NOT_NEEDED: the partition has the leader the election would give it already.
 _NOT_NEEDED = 84
 

@@ -35,6 +35,10 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin impo
     error_name,
     run_side_by_side,
 )
+from ansible_collections.kafkaops.cluster.plugins.module_utils._leader_election import (
+    UNCLEAN_ELECTION_SETTING,
+    unclean_setting_warning,
+)
 from ansible_collections.kafkaops.cluster.plugins.module_utils._topic_changes import (
     TopicSpecError,
     declared_topics,
@@ -255,6 +259,10 @@ def check_topic_inputs(module):
 def run_topic(module, client, desired):
     """kafka_topic: read the declared topics, compute the difference, validate it, apply it unless in check mode."""
     params = module.params
+    unclean = [topic["name"] for topic in desired
+               if topic["state"] == "present" and topic["config"].get(UNCLEAN_ELECTION_SETTING) == "true"]
+    if unclean:
+        module.warn(unclean_setting_warning("topic(s) " + ", ".join(unclean)))
     need_configs = topics_needing_configs(desired, params["config_mode"])
     actual = read_declared_topics(client, [topic["name"] for topic in desired], need_configs)
     live_brokers = len(read_brokers(client)["brokers"])

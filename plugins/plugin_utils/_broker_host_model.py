@@ -467,6 +467,7 @@ def _problems(inputs, text, model, cluster, file_exists, key_problem):
     used before they were one), before anything changes."""
     found = []
     found.extend(_cluster_problems(inputs, model))
+    found.extend(_owned_setting_problems(inputs, model))
     # Pinned feature levels that are no feature name or level at all (the kafka_features module's own rules;
     # what the brokers support it checks when playbooks/upgrade.yml finalizes them, after the roll).
     found.extend(pin_problems(inputs.get("kafka_broker_features"), "kafka_broker_features"))
@@ -474,6 +475,26 @@ def _problems(inputs, text, model, cluster, file_exists, key_problem):
     found.extend(_size_problems(inputs, text))
     found.extend(_security_problems(inputs, text, model, file_exists, key_problem))
     return found
+
+
+# Settings the role writes from a variable of its own, the durability ones also held cluster-wide (tasks/main.yml):
+# given again in kafka_broker_properties they would sit twice in server.properties, and the cluster-wide value
+# would not follow the one the broker reads.
+OWN_VARIABLES = {
+    "num.partitions": "kafka_broker_num_partitions",
+    "default.replication.factor": "kafka_broker_default_replication_factor",
+    "min.insync.replicas": "kafka_broker_min_insync_replicas",
+    "auto.create.topics.enable": "kafka_broker_auto_create_topics_enable",
+    "unclean.leader.election.enable": "kafka_broker_unclean_leader_election_enable",
+}
+
+
+def _owned_setting_problems(inputs, model):
+    given = [("kafka_broker_properties", inputs.get("kafka_broker_properties") or {})]
+    given.extend(("kafka_broker_instances[%d].properties" % index, instance.get("properties") or {})
+                 for index, instance in enumerate(model["instances"]))
+    return ["%s: %s is set by %s; set it there instead" % (where, key, OWN_VARIABLES[key])
+            for where, properties in given for key in sorted(properties) if key in OWN_VARIABLES]
 
 
 def _cluster_problems(inputs, model):

@@ -85,6 +85,7 @@ def test_brokers_run_and_listen(host):
         # ZooKeeper mode names the broker broker.id, KRaft node.id.
         assert "broker.id=%d\n" % broker_id in properties or "node.id=%d\n" % broker_id in properties
         assert "auto.create.topics.enable=false\n" in properties
+        assert "unclean.leader.election.enable=false\n" in properties
 
 
 # The scenarios that run ZooKeeper (kraft runs none: test_zookeeper_runs_and_answers_ruok checks that).
@@ -186,6 +187,11 @@ def test_a_topic_without_its_own_min_insync_replicas_takes_the_inventorys_and_re
         # Some brokers (seen on multi-broker's Kafka 3.9 after its upgrade) leave out a value at Kafka's default, 1.
         effective = described["topic"][topic].get("min.insync.replicas", {"value": "1"})
         assert int(effective["value"]) == floor, effective
+        # Unclean leader election stays off, held cluster-wide by the role as the floor is (the controllers
+        # decide elections in KRaft mode and read the cluster-wide value, not a broker's file): what the topic
+        # takes comes from that cluster-wide setting.
+        unclean = described["topic"][topic]["unclean.leader.election.enable"]
+        assert (unclean["value"], unclean["config_source"]) == ("false", "DYNAMIC_DEFAULT_BROKER_CONFIG"), unclean
         if floor < 2:
             assert _write_acks_all(topic) is None
             return

@@ -49,7 +49,8 @@ class FakeCluster:
     def __init__(self, brokers=(1, 2, 3), topics=None, overrides=None, moving=None, sizes=None, disks=None):
         self.brokers = brokers if isinstance(brokers, dict) else dict((broker, None) for broker in brokers)
         self.topics = dict((name, dict(partitions)) for name, partitions in (topics or {}).items())
-        self.defaults = {"retention.ms": "604800000", "cleanup.policy": "delete", "min.insync.replicas": "1"}
+        self.defaults = {"retention.ms": "604800000", "cleanup.policy": "delete", "min.insync.replicas": "1",
+                         "unclean.leader.election.enable": "false"}
         self.overrides = dict((name, dict(configs)) for name, configs in (overrides or {}).items())
         self.broker_defaults = {"log.segment.delete.delay.ms": "60000"}
         self.broker_configs = {}

@@ -148,3 +148,20 @@ def test_a_refusal_names_the_setting_and_changes_nothing():
         assert refused.value.field == "config.broker.id"
         assert "Cannot update these configs dynamically" in str(refused.value)
     assert brokers.levels[""] == {}
+
+
+@pytest.mark.parametrize("broker, value, where", [
+    ("default", True, "the cluster-wide default"), ("1", "true", "broker 1"), ("default", False, None)])
+def test_unclean_leader_election_turned_on_is_warned_of_every_run_it_is_declared(broker, value, where):
+    brokers = FakeBrokers()
+    inputs = check_broker_config_inputs({"broker": broker, "config": {"unclean.leader.election.enable": value}})
+    for _run in range(2):
+        warned = []
+        module = SimpleNamespace(check_mode=False, diff=False, result={}, warn=warned.append)
+        run_broker_config(module, brokers, inputs)
+        if where is None:
+            assert warned == []
+        else:
+            assert warned == ["%s: unclean.leader.election.enable=true lets a replica that is out of sync become "
+                              "leader when no in-sync one is left, and the records only the in-sync replicas held, "
+                              "acknowledged ones included, are then gone for good" % where]

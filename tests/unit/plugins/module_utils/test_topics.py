@@ -80,6 +80,21 @@ def test_check_mode_predicts_the_change_and_a_second_run_changes_nothing(run_mod
     assert all(client.closed for client in cluster.clients)
 
 
+def test_a_topic_declared_with_unclean_leader_election_is_warned_of(run_module, cluster):
+    unclean = "unclean.leader.election.enable"
+    args = dict(SERVERS, topics=[{"name": "orders", "config": {unclean: True}},
+                                 {"name": "audit", "config": {unclean: False}},
+                                 {"name": "gone", "state": "absent", "config": {unclean: True}}])
+    for _run in range(2):
+        result = run_module(kafka_topic.main, args, cluster)
+        assert not result.get("failed"), result.get("msg")
+        assert result["warnings"] == [
+            "topic(s) orders: unclean.leader.election.enable=true lets a replica that is out of sync become leader "
+            "when no in-sync one is left, and the records only the in-sync replicas held, acknowledged ones included, "
+            "are then gone for good"]
+    assert cluster.overrides["orders"]["unclean.leader.election.enable"] == "true"
+
+
 def test_diff_mode_shows_each_changed_topic_before_and_after(run_module, cluster):
     args = dict(SERVERS, topics=[{"name": "orders", "partitions": 4}, {"name": "audit"}, {"name": "new"}],
                 replication_factor=3)

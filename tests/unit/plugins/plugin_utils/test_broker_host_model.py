@@ -189,6 +189,12 @@ PROBLEMS = [
     ({"cluster": _cluster(instances=[_instance(1500, properties={"reserved.broker.max.id": 1000})])},
      "reserved.broker.max.id must be at least the broker's id, or left out (the role then raises it for ids above"
      " 1000); got broker 1500: reserved.broker.max.id is 1000"),
+    ({"inputs": {"kafka_broker_properties": {"unclean.leader.election.enable": True, "num.io.threads": 8}}},
+     "kafka_broker_properties: unclean.leader.election.enable is set by kafka_broker_unclean_leader_election_enable;"
+     " set it there instead"),
+    ({"cluster": _cluster(instances=[_instance(1, properties={"min.insync.replicas": 2})])},
+     "kafka_broker_instances[0].properties: min.insync.replicas is set by kafka_broker_min_insync_replicas; set it"
+     " there instead"),
     ({"settings": {"kafka_broker_heap_size": "lots"}}, "kafka_broker_heap_size ('lots') must be a JVM size"),
     ({"settings": {"kafka_broker_internal_host": ""}},
      "kafka_broker_internal_host / kafka_broker_external_host must not be empty"),
