@@ -273,6 +273,47 @@ def test_the_decommissioned_broker_is_stopped_unregistered_and_holds_nothing(sav
     assert not service.is_running and not service.is_enabled
 
 
+def test_transactions_through_the_faults_show_every_committed_record_and_no_aborted_one(saved):
+    """The transactional producer wrote through the controller kill, the cut and the paused leader (commits and
+    aborts); read read_committed, every committed record is there once, in order, and no aborted one is visible."""
+    report, manifest = saved("verify-report.json"), saved("transactional-manifest.json")
+    assert manifest["acknowledged"] > 0 and manifest["aborted"] > 0, manifest["transactions"]
+    assert manifest["transactions"]["committed"] > 0 and manifest["transactions"]["aborted"] > 0
+    assert manifest["stopped_by"] == "signal"
+    entries = [entry for entry in report["per_partition"] if entry["topic"] == "kraft-transactions"]
+    assert entries and report["aborted_visible"] == 0
+    assert all(entry[check] == 0 for entry in entries
+               for check in ("lost", "duplicates", "out_of_order", "corrupt", "offset_gaps", "aborted_visible"))
+    assert sum(entry["records"] for entry in entries) == sum(entry["expected"] for entry in entries) \
+        == manifest["acknowledged"]
+    assert "kraft-transactions" in report["transactional"]["topics"]
+
+
+def test_broker_2_cut_off_was_fenced_out_of_every_isr_while_writes_went_on_and_came_back(saved):
+    """KRaft mode: cut off from the controllers, broker 2 could not heartbeat; they fenced it and took it out of every
+    ISR (and moved its leaders), while acknowledged writes went on through brokers 1 and 4."""
+    cut, heal = saved("faults.json")["cut"], saved("faults.json")["heal"]
+    assert cut["proof"]["in_place"] and cut["proof"]["dropped_packets"] > 0, cut["proof"]
+    assert cut["replicas_before"] > 0, cut
+    assert cut["seconds_until_out"] >= 0
+    assert cut["writes"]["probe_acknowledged"] == 1000, cut["writes"]
+    assert cut["writes"]["steady_records_while_down"] > 0, cut["writes"]
+    assert heal["healed"] and heal["seconds_until_back"] >= 0, heal
+
+
+def test_the_paused_quorum_leader_was_replaced_while_writes_went_on_and_caught_up_after(saved):
+    pause = saved("faults.json")["pause_leader"]
+    # The fault happened: the leader's process was stopped (state T) until the others elected another in a later
+    # epoch; it was let go afterwards and caught up as a voter.
+    assert pause["proof"]["in_place"] and pause["proof"]["state"] in ("T", "t"), pause["proof"]
+    before, during = pause["quorum_before"], pause["quorum_during"]
+    assert before["leader"] in CONTROLLER_IDS and during["leader"] in CONTROLLER_IDS, pause
+    assert during["leader"] != before["leader"] and during["epoch"] > before["epoch"], pause
+    assert pause["seconds_until_new_leader"] < pause["seconds_paused"], pause
+    assert pause["writes"]["probe_acknowledged"] == 1000, pause["writes"]
+    assert pause["running_again"] and pause["seconds_until_caught_up"] >= 0, pause
+
+
 def test_print_the_figures(saved):
     report, move, summary = saved("verify-report.json"), saved("reassignment.json"), saved("reassignment-summary.json")
     finished = move["rerun"] or move["first_run"]

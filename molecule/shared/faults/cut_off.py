@@ -1,11 +1,18 @@
-"""Faults beyond a kill on one broker of the resilience scenario, each shown to have happened (issue 36).
+"""Faults beyond a kill on one broker or controller, each shown to have happened (issue 36), for the scenarios'
+side effects (resilience in ZooKeeper mode, kraft in KRaft mode); nemesis.py does the faults themselves.
 
     cut_off.py cut   SERVERS BROKER NODE PEERS TOPIC   cut NODE off from PEERS (both ways), wait until the
                                                        other brokers have taken BROKER out of every ISR and
                                                        moved its leaders, then write probes and watch TOPIC
     cut_off.py heal  SERVERS BROKER NODE PEERS         heal the cut, wait until BROKER is back in every ISR
     cut_off.py pause SERVERS BROKER NODE UNIT SECONDS  SIGSTOP the broker's process for SECONDS (longer than
-                                                       its ZooKeeper session), SIGCONT, wait until it is back
+                                                       its ZooKeeper session, or its KRaft broker session),
+                                                       SIGCONT, wait until it is back
+    cut_off.py pause-leader SERVERS CONTROLLER NODE UNIT SECONDS TOPIC
+                                                       SIGSTOP the KRaft quorum's leader (node id CONTROLLER)
+                                                       for SECONDS, wait until the quorum has elected another
+                                                       leader and write probes to TOPIC meanwhile; SIGCONT,
+                                                       wait until it is a voter caught up with the leader
 
 SERVERS are the other brokers' addresses (comma-separated): the cluster is read through them, as a client
 that never reaches the faulty node would. PEERS are the containers to cut NODE off from. Prints one JSON
@@ -21,7 +28,7 @@ import time
 
 from kafka import KafkaAdminClient
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "faults"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nemesis import Partition, Pause  # noqa: E402
 from writes_while_down import measure  # noqa: E402
 
@@ -102,7 +109,8 @@ def pause(figures, servers, broker, node, unit, seconds):
     frozen.apply()
     try:
         figures["proof"] = frozen.proof()
-        figures["step"] = "waiting until broker %d's ZooKeeper session expires (it leaves the registered ones)" % broker
+        figures["step"] = ("waiting until the cluster drops broker %d (its ZooKeeper session expires, or the KRaft "
+                           "controllers fence it)" % broker)
         figures["seconds_until_unregistered"] = wait_for(
             servers, lambda brokers, partitions: broker not in brokers, figures["step"])
         time.sleep(max(0.0, seconds - (time.monotonic() - started)))
@@ -112,6 +120,63 @@ def pause(figures, servers, broker, node, unit, seconds):
     figures["running_again"] = frozen.proof()["state"] not in ("T", "t")
     figures["step"] = "waiting until broker %d is back in every ISR" % broker
     figures["seconds_until_back"] = wait_for(servers, back_in_every_isr(broker), figures["step"])
+
+
+def quorum(servers):
+    """(leader id, leader epoch, {voter id: log end offset}) of the KRaft metadata quorum, asked through the
+    brokers (they forward DescribeQuorum to the active controller)."""
+    admin = KafkaAdminClient(bootstrap_servers=servers, request_timeout_ms=20000)
+    try:
+        answer = admin.describe_metadata_quorum()
+    finally:
+        admin.close()
+    partition = answer["topics"][0]["partitions"][0]
+    voters = dict((voter["replica_id"], voter["log_end_offset"]) for voter in partition["current_voters"])
+    return partition["leader_id"], partition["leader_epoch"], voters
+
+
+def wait_for_quorum(servers, condition, what):
+    """Seconds until condition(leader, epoch, voters) holds; raises naming `what` and the last reading."""
+    started, last = time.monotonic(), None
+    while time.monotonic() - started < WAIT_SECONDS:
+        try:
+            last = quorum(servers)
+            if condition(*last):
+                return round(time.monotonic() - started, 1)
+        except Exception as error:  # noqa: BLE001 - no leader while one is elected: asked again
+            last = repr(error)
+        time.sleep(0.5)
+    raise RuntimeError("%s did not happen in %d s; last reading: %s" % (what, WAIT_SECONDS, str(last)[:500]))
+
+
+def pause_leader(figures, servers, controller, node, unit, seconds, topic):
+    figures["step"] = "reading the quorum before the pause"
+    leader, epoch, voters = quorum(servers)
+    figures["quorum_before"] = {"leader": leader, "epoch": epoch, "voters": sorted(voters)}
+    if leader != controller:
+        raise RuntimeError("controller %d is not the quorum's leader (%d is)" % (controller, leader))
+    frozen = Pause(node, unit)
+    figures["step"] = "pausing %s on %s" % (unit, node)
+    started = time.monotonic()
+    frozen.apply()
+    try:
+        figures["proof"] = frozen.proof()
+        figures["step"] = "waiting until the quorum has elected a leader other than %d" % controller
+        figures["seconds_until_new_leader"] = wait_for_quorum(
+            servers, lambda now, now_epoch, _voters: now not in (-1, controller) and now_epoch > epoch, figures["step"])
+        during = quorum(servers)
+        figures["quorum_during"] = {"leader": during[0], "epoch": during[1]}
+        figures["step"] = "writing probes to %s while controller %d is paused" % (topic, controller)
+        figures["writes"] = measure(servers, topic)
+        time.sleep(max(0.0, seconds - (time.monotonic() - started)))
+    finally:
+        frozen.heal()
+        figures["seconds_paused"] = round(time.monotonic() - started, 1)
+    figures["running_again"] = frozen.proof()["state"] not in ("T", "t")
+    figures["step"] = "waiting until controller %d is a voter caught up with the leader" % controller
+    figures["seconds_until_caught_up"] = wait_for_quorum(
+        servers, lambda now, _epoch, now_voters: controller in now_voters and now in now_voters
+        and now_voters[controller] >= 0 and now_voters[now] - now_voters[controller] <= 50, figures["step"])
 
 
 def main(action, servers, broker, node, *rest):
@@ -124,6 +189,8 @@ def main(action, servers, broker, node, *rest):
             heal(figures, servers, int(broker), node, rest[0].split(","))
         elif action == "pause":
             pause(figures, servers, int(broker), node, rest[0], float(rest[1]))
+        elif action == "pause-leader":
+            pause_leader(figures, servers, int(broker), node, rest[0], float(rest[1]), rest[2])
         else:
             raise ValueError("unknown action %r" % action)
     except Exception as error:  # noqa: BLE001 - reported, and failed by the playbook's assert
