@@ -52,18 +52,25 @@ def read(servers):
         admin.close()
 
 
-def wait_for(servers, condition, what):
-    """Seconds until condition(brokers, partitions) holds; raises naming `what` and the last reading."""
+def poll(reading, condition, what, interval=1.0):
+    """Seconds until condition(*reading()) holds; raises naming `what` and the last reading. A read that fails is
+    asked again: a broker restarting or cut off refuses one now and then, and the quorum has no leader while it
+    elects one."""
     started, last = time.monotonic(), None
     while time.monotonic() - started < WAIT_SECONDS:
         try:
-            last = read(servers)
+            last = reading()
             if condition(*last):
                 return round(time.monotonic() - started, 1)
-        except Exception as error:  # noqa: BLE001 - a broker restarting or cut off refuses a read now and then
+        except Exception as error:  # noqa: BLE001 - asked again until WAIT_SECONDS
             last = repr(error)
-        time.sleep(1)
+        time.sleep(interval)
     raise RuntimeError("%s did not happen in %d s; last reading: %s" % (what, WAIT_SECONDS, str(last)[:500]))
+
+
+def wait_for(servers, condition, what):
+    """Seconds until condition(brokers, partitions) holds (read())."""
+    return poll(lambda: read(servers), condition, what)
 
 
 def out_of_the_cluster(broker):
@@ -136,17 +143,8 @@ def quorum(servers):
 
 
 def wait_for_quorum(servers, condition, what):
-    """Seconds until condition(leader, epoch, voters) holds; raises naming `what` and the last reading."""
-    started, last = time.monotonic(), None
-    while time.monotonic() - started < WAIT_SECONDS:
-        try:
-            last = quorum(servers)
-            if condition(*last):
-                return round(time.monotonic() - started, 1)
-        except Exception as error:  # noqa: BLE001 - no leader while one is elected: asked again
-            last = repr(error)
-        time.sleep(0.5)
-    raise RuntimeError("%s did not happen in %d s; last reading: %s" % (what, WAIT_SECONDS, str(last)[:500]))
+    """Seconds until condition(leader, epoch, voters) holds (quorum())."""
+    return poll(lambda: quorum(servers), condition, what, 0.5)
 
 
 def pause_leader(figures, servers, controller, node, unit, seconds, topic):
