@@ -109,22 +109,31 @@ def heal(figures, servers, broker, node, peers):
     figures["seconds_until_back"] = wait_for(servers, back_in_every_isr(broker), figures["step"])
 
 
-def pause(figures, servers, broker, node, unit, seconds):
+def paused(figures, node, unit, seconds, during):
+    """SIGSTOP the unit's process on node, run during() (the waits and probes of the fault), hold the pause for
+    `seconds` in all, then SIGCONT it, whatever happened; the proof is read while it is paused."""
     frozen = Pause(node, unit)
     figures["step"] = "pausing %s on %s" % (unit, node)
     started = time.monotonic()
     frozen.apply()
     try:
         figures["proof"] = frozen.proof()
-        figures["step"] = ("waiting until the cluster drops broker %d (its ZooKeeper session expires, or the KRaft "
-                           "controllers fence it)" % broker)
-        figures["seconds_until_unregistered"] = wait_for(
-            servers, lambda brokers, partitions: broker not in brokers, figures["step"])
+        during()
         time.sleep(max(0.0, seconds - (time.monotonic() - started)))
     finally:
         frozen.heal()
         figures["seconds_paused"] = round(time.monotonic() - started, 1)
     figures["running_again"] = frozen.proof()["state"] not in ("T", "t")
+
+
+def pause(figures, servers, broker, node, unit, seconds):
+    def dropped():
+        figures["step"] = ("waiting until the cluster drops broker %d (its ZooKeeper session expires, or the KRaft "
+                           "controllers fence it)" % broker)
+        figures["seconds_until_unregistered"] = wait_for(
+            servers, lambda brokers, partitions: broker not in brokers, figures["step"])
+
+    paused(figures, node, unit, seconds, dropped)
     figures["step"] = "waiting until broker %d is back in every ISR" % broker
     figures["seconds_until_back"] = wait_for(servers, back_in_every_isr(broker), figures["step"])
 
@@ -153,12 +162,8 @@ def pause_leader(figures, servers, controller, node, unit, seconds, topic):
     figures["quorum_before"] = {"leader": leader, "epoch": epoch, "voters": sorted(voters)}
     if leader != controller:
         raise RuntimeError("controller %d is not the quorum's leader (%d is)" % (controller, leader))
-    frozen = Pause(node, unit)
-    figures["step"] = "pausing %s on %s" % (unit, node)
-    started = time.monotonic()
-    frozen.apply()
-    try:
-        figures["proof"] = frozen.proof()
+
+    def replaced():
         figures["step"] = "waiting until the quorum has elected a leader other than %d" % controller
         figures["seconds_until_new_leader"] = wait_for_quorum(
             servers, lambda now, now_epoch, _voters: now not in (-1, controller) and now_epoch > epoch, figures["step"])
@@ -166,11 +171,8 @@ def pause_leader(figures, servers, controller, node, unit, seconds, topic):
         figures["quorum_during"] = {"leader": during[0], "epoch": during[1]}
         figures["step"] = "writing probes to %s while controller %d is paused" % (topic, controller)
         figures["writes"] = measure(servers, topic)
-        time.sleep(max(0.0, seconds - (time.monotonic() - started)))
-    finally:
-        frozen.heal()
-        figures["seconds_paused"] = round(time.monotonic() - started, 1)
-    figures["running_again"] = frozen.proof()["state"] not in ("T", "t")
+
+    paused(figures, node, unit, seconds, replaced)
     figures["step"] = "waiting until controller %d is a voter caught up with the leader" % controller
     figures["seconds_until_caught_up"] = wait_for_quorum(
         servers, lambda now, _epoch, now_voters: controller in now_voters and now in now_voters
