@@ -9,12 +9,10 @@ their rotation in the scenario's ephemeral folder.
 import datetime
 import glob
 import hashlib
-import json
 import os
 import socket
 import ssl
 import subprocess
-import sys
 
 import pytest
 import testinfra
@@ -35,6 +33,7 @@ from live_cluster import (
     write_and_read_back,
     write_refused,
 )
+from module_runs import run_module
 
 # The checks of the clients' doors and of the logs also run in combined and kraft-secure (KRaft, SASL_SSL,
 # users and ACLs) and, on the cluster it migrated to KRaft, in migration.
@@ -124,19 +123,6 @@ def test_a_user_without_an_acl_is_denied(as_user, scenario_variables):
     print("mallory (no ACL) reading orders: %r" % denied.value)
 
 
-def _ansible_module(module, arguments):
-    """One module run through `ansible localhost -m`, as an operator runs it: (its result, everything printed)."""
-    # The repository's ansible.cfg, not Molecule's (its callbacks would mix lines into the JSON document).
-    project = os.environ.get("MOLECULE_PROJECT_DIRECTORY", os.getcwd())
-    environment = dict(os.environ, ANSIBLE_CONFIG=os.path.join(project, "ansible.cfg"), ANSIBLE_STDOUT_CALLBACK="json",
-                       ANSIBLE_LOAD_CALLBACK_PLUGINS="1", ANSIBLE_NOCOLOR="1")
-    run = subprocess.run(["ansible", "localhost", "-i", "localhost,", "-c", "local", "-e",
-                          "ansible_python_interpreter=%s" % sys.executable, "-m", module, "-a", json.dumps(arguments)],
-                         capture_output=True, text=True, timeout=300, env=environment, check=False)
-    result = json.loads(run.stdout[run.stdout.index("{"):])["plays"][0]["tasks"][0]["hosts"]["localhost"]
-    return result, run.stdout + run.stderr
-
-
 @pytest.mark.scenarios("kraft-secure")
 def test_a_plan_as_a_login_without_describe_on_the_cluster_is_refused_naming_it(servers, scenario_variables):
     """kafka_reassignment_plan as alice (she may describe her topic, not the Cluster resource): refused before
@@ -147,7 +133,8 @@ def test_a_plan_as_a_login_without_describe_on_the_cluster_is_refused_naming_it(
                  "sasl_mechanism": settings["sasl_mechanism"], "sasl_username": "alice", "sasl_password": alice,
                  "ssl_cafile": settings["ssl_cafile"], "topics": ["orders"], "balance": "bytes",
                  "broker_list": ",".join(str(broker) for broker in describe(servers, ["orders"])[0])}
-    result, printed = _ansible_module("kafkaops.cluster.kafka_reassignment_plan", arguments)
+    run = run_module("kafka_reassignment_plan", arguments)
+    result, printed = run.result, run.output
     assert result.get("failed") and result.get("field") == "sasl_username", result
     assert "'alice' (User:alice) may not Describe the Cluster resource" in result["msg"], result["msg"]
     assert "operation=describe" in result["msg"] and "nothing was changed" in result["msg"], result["msg"]
@@ -317,7 +304,8 @@ def _cluster_info(servers, **options):
                       "sasl_mechanism": settings["sasl_mechanism"], "sasl_username": settings["sasl_plain_username"],
                       "sasl_password": settings["sasl_plain_password"], "ssl_cafile": settings["ssl_cafile"],
                       "partitions": "none"}, **options)
-    result, printed = _ansible_module("kafkaops.cluster.kafka_cluster_info", arguments)
+    run = run_module("kafka_cluster_info", arguments)
+    result, printed = run.result, run.output
     assert not result.get("failed"), result
     assert settings["sasl_plain_password"] not in printed
     return result, printed
