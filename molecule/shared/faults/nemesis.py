@@ -20,8 +20,12 @@ import subprocess
 import sys
 
 # The code acts on the project's own containers only: another engineer's containers may run on the
-# same machine, and stopping or cutting off one of them by a typo must be impossible.
+# same machine, and stopping or cutting off one of them by a typo must be impossible. A project container is
+# named kafkaops-..., or (the Molecule scenarios' nodes, such as kraft-b2) is on one of the project's Docker
+# networks, which are named kafkaops or kafkaops-... (docker inspect tells).
 NODE_NAME = re.compile(r"^kafkaops-[A-Za-z0-9][A-Za-z0-9_.-]*$")
+CONTAINER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+PROJECT_NETWORK = re.compile(r"^kafkaops(-[A-Za-z0-9_.-]+)?$")
 # argv elements that cannot be read as options by the command they are handed to.
 UNIT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9@._:-]*$")
 INTERFACE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,14}$")
@@ -83,10 +87,34 @@ def _run_local(argv, where):
     return done.returncode, done.stdout, done.stderr
 
 
-def check_node(name):
-    if not isinstance(name, str) or not NODE_NAME.match(name):
-        raise NemesisError("%r is not a project container: nemeses act only on containers named kafkaops-..." % (name,))
-    return name
+def container_networks(name, runner):
+    """The Docker networks a container is on (docker inspect through runner, on the host)."""
+    returncode, stdout, stderr = runner.run(["docker", "inspect", "--type", "container", "--format",
+                                             "{{json .NetworkSettings.Networks}}", name])
+    if returncode != 0:
+        raise command_failed("host", ["docker", "inspect", name], returncode, stderr)
+    try:
+        return sorted(json.loads(stdout) or {})
+    except ValueError as error:
+        raise NemesisError("host: docker inspect %s printed no networks: %r" % (name, stdout[:200])) from error
+
+
+def check_node(name, host=None):
+    """name, when it is one of the project's containers: named kafkaops-..., or, with host (the runner of
+    docker commands), a container on one of the project's networks. Raises NemesisError otherwise."""
+    if isinstance(name, str) and NODE_NAME.match(name):
+        return name
+    seen = ""
+    if host is not None and isinstance(name, str) and CONTAINER_NAME.match(name):
+        try:
+            networks = container_networks(name, host)
+        except NemesisError as error:
+            networks, seen = [], "; %s" % error
+        if any(PROJECT_NETWORK.match(network) for network in networks):
+            return name
+        seen = seen or "; its networks: %s" % (", ".join(networks) or "none")
+    raise NemesisError("%r is not a project container: nemeses act only on containers named kafkaops-... or on a "
+                       "project network (kafkaops, kafkaops-...)%s" % (name, seen))
 
 
 def _checked(value, pattern, what):
@@ -204,7 +232,9 @@ class Nemesis:
     name = ""
 
     def __init__(self, node, runner=None):
-        self.node = check_node(node)
+        # With a runner of another kind (the tests' fake node) only the name counts: no docker command is run.
+        real = runner is None or isinstance(runner, (DockerExec, HostCommands))
+        self.node = check_node(node, HostCommands() if real else None)
         self.runner = runner if runner is not None else DockerExec(node)
 
     def call(self, argv):

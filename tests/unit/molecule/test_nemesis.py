@@ -579,3 +579,40 @@ def test_the_script_runs_on_its_own_and_refuses_other_containers_before_running_
                           capture_output=True, text=True, check=False, env={"PATH": ""})
     assert done.returncode == 1 and done.stdout == ""
     assert "'postgres' is not a project container" in done.stderr
+
+
+class FakeHost:
+    """docker on the host: inspect answers with a container's networks, or fails for a container not there."""
+
+    def __init__(self, networks=None):
+        self.networks, self.asked = networks, []
+
+    def run(self, argv):
+        self.asked.append(argv)
+        if self.networks is None:
+            return 1, "", "Error: No such container: %s\n" % argv[-1]
+        return 0, json.dumps(dict((name, {}) for name in self.networks)) + "\n", ""
+
+
+@pytest.mark.parametrize("networks, accepted, words", [
+    (["kafkaops-kraft"], True, None),
+    (["bridge", "kafkaops"], True, None),
+    (["bridge"], False, "its networks: bridge"),
+    (["kafkaopsx"], False, "its networks: kafkaopsx"),
+    (None, False, "No such container: kraft-b2"),
+])
+def test_a_container_on_a_project_network_is_a_project_container(networks, accepted, words):
+    host = FakeHost(networks)
+    if accepted:
+        assert nemesis.check_node("kraft-b2", host) == "kraft-b2"
+    else:
+        with pytest.raises(nemesis.NemesisError, match="not a project container") as refused:
+            nemesis.check_node("kraft-b2", host)
+        assert words in str(refused.value)
+    assert host.asked == [["docker", "inspect", "--type", "container", "--format", "{{json .NetworkSettings.Networks}}",
+                           "kraft-b2"]]
+    # A name that could be read as an option is refused before docker is asked.
+    quiet = FakeHost(["kafkaops"])
+    with pytest.raises(nemesis.NemesisError, match="not a project container"):
+        nemesis.check_node("--help", quiet)
+    assert quiet.asked == []
