@@ -234,7 +234,8 @@ class Nemesis:
     def __init__(self, node, runner=None):
         # With a runner of another kind (the tests' fake node) only the name counts: no docker command is run.
         real = runner is None or isinstance(runner, (DockerExec, HostCommands))
-        self.node = check_node(node, HostCommands() if real else None)
+        self.host = HostCommands() if real else None
+        self.node = check_node(node, self.host)
         self.runner = runner if runner is not None else DockerExec(node)
 
     def call(self, argv):
@@ -322,7 +323,7 @@ class Partition(Nemesis):
 
     def __init__(self, node, peers, one_way=False, runner=None):
         super().__init__(node, runner)
-        self.peers = [check_node(peer) for peer in peers]
+        self.peers = [check_node(peer, self.host) for peer in peers]
         if not self.peers or node in self.peers:
             raise NemesisError("%s: a partition needs peers other than the node itself, got %r" % (node, peers))
         self.one_way = one_way
