@@ -53,7 +53,8 @@ def read(servers):
 
 
 def poll(reading, condition, what, interval=1.0):
-    """Seconds until condition(*reading()) holds; raises naming `what` and the last reading. A read that fails is
+    """(seconds until condition(*reading()) holds, that reading); raises naming `what` and the last reading. A read
+    that fails is
     asked again: a broker restarting or cut off refuses one now and then, and the quorum has no leader while it
     elects one."""
     started, last = time.monotonic(), None
@@ -61,7 +62,7 @@ def poll(reading, condition, what, interval=1.0):
         try:
             last = reading()
             if condition(*last):
-                return round(time.monotonic() - started, 1)
+                return round(time.monotonic() - started, 1), last
         except Exception as error:  # noqa: BLE001 - asked again until WAIT_SECONDS
             last = repr(error)
         time.sleep(interval)
@@ -70,7 +71,7 @@ def poll(reading, condition, what, interval=1.0):
 
 def wait_for(servers, condition, what):
     """Seconds until condition(brokers, partitions) holds (read())."""
-    return poll(lambda: read(servers), condition, what)
+    return poll(lambda: read(servers), condition, what)[0]
 
 
 def out_of_the_cluster(broker):
@@ -141,7 +142,9 @@ def pause(figures, servers, broker, node, unit, seconds):
 def quorum(servers):
     """(leader id, leader epoch, {voter id: log end offset}) of the KRaft metadata quorum, asked through the
     brokers (they forward DescribeQuorum to the active controller)."""
-    admin = KafkaAdminClient(bootstrap_servers=servers, request_timeout_ms=20000)
+    # A broker forwards the request to the controller it knows as active: while that one is paused the request
+    # hangs until the timeout, so a short one lets the next read find the new leader sooner.
+    admin = KafkaAdminClient(bootstrap_servers=servers, request_timeout_ms=5000)
     try:
         answer = admin.describe_metadata_quorum()
     finally:
@@ -152,7 +155,7 @@ def quorum(servers):
 
 
 def wait_for_quorum(servers, condition, what):
-    """Seconds until condition(leader, epoch, voters) holds (quorum())."""
+    """(seconds until condition(leader, epoch, voters) holds, that reading of quorum())."""
     return poll(lambda: quorum(servers), condition, what, 0.5)
 
 
@@ -165,16 +168,15 @@ def pause_leader(figures, servers, controller, node, unit, seconds, topic):
 
     def replaced():
         figures["step"] = "waiting until the quorum has elected a leader other than %d" % controller
-        figures["seconds_until_new_leader"] = wait_for_quorum(
+        figures["seconds_until_new_leader"], during = wait_for_quorum(
             servers, lambda now, now_epoch, _voters: now not in (-1, controller) and now_epoch > epoch, figures["step"])
-        during = quorum(servers)
         figures["quorum_during"] = {"leader": during[0], "epoch": during[1]}
         figures["step"] = "writing probes to %s while controller %d is paused" % (topic, controller)
         figures["writes"] = measure(servers, topic)
 
     paused(figures, node, unit, seconds, replaced)
     figures["step"] = "waiting until controller %d is a voter caught up with the leader" % controller
-    figures["seconds_until_caught_up"] = wait_for_quorum(
+    figures["seconds_until_caught_up"], unused = wait_for_quorum(
         servers, lambda now, _epoch, now_voters: controller in now_voters and now in now_voters
         and now_voters[controller] >= 0 and now_voters[now] - now_voters[controller] <= 50, figures["step"])
 
