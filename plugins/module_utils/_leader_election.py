@@ -34,6 +34,8 @@ def unclean_setting_warning(where):
     return ("%s: %s=true lets a replica that is out of sync become leader when no in-sync one is left, and the "
             "records only the in-sync replicas held, acknowledged ones included, are then gone for good"
             % (where, UNCLEAN_ELECTION_SETTING))
+
+
 # ELECTION_NOT_NEEDED: the partition has the leader the election would give it already.
 _NOT_NEEDED = 84
 

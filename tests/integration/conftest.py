@@ -24,6 +24,7 @@ from kafka.admin import (
 )
 from module_runs import run_module
 
+
 def _molecule_bootstrap():
     import testinfra.utils.ansible_runner
 

@@ -146,7 +146,7 @@ def parse_units(text):
 
 
 def main(argv=None, out=sys.stdout):
-    options = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    options = argparse.ArgumentParser(description=__doc__.split("\n\n", maxsplit=1)[0])
     options.add_argument("--nodes", required=True, help="the containers, comma-separated")
     options.add_argument("--units", default="", help="pause: node=unit+unit,... (the units a pause may stop)")
     options.add_argument("--seed", type=int, default=None, help="the schedule's seed (default: drawn and printed)")

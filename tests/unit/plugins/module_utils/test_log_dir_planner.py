@@ -163,8 +163,8 @@ def test_each_filesystem_of_a_brokers_dirs_is_a_place_and_the_broker_is_none():
     assert ledger.room == {shared: room, own: int(0.36 * 50 * GB) - 40 * GB, dir_a: room, dir_b: room, dir_d: room}
     # A move inside one filesystem takes room there and gives it back once its old copy is deleted; the dir it
     # lands in keeps it (were the dirs equal disks), the dir it leaves gets it back.
-    assert ledger.effects(move(0, "/a", "/b", 10 * GB)) == ({shared: 10 * GB, dir_b: 10 * GB},
-                                                           {shared: 10 * GB, dir_a: 10 * GB})
+    assert ledger.effects(move(0, "/a", "/b", 10 * GB)) == (
+        {shared: 10 * GB, dir_b: 10 * GB}, {shared: 10 * GB, dir_a: 10 * GB})
     assert ledger.effects(move(1, "/c", "/a", 5 * GB)) == ({shared: 5 * GB, dir_a: 5 * GB}, {own: 5 * GB})
 
 
