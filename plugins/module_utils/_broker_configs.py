@@ -32,7 +32,7 @@ except ImportError:
 from ansible_collections.kafkaops.cluster.plugins.module_utils._input_errors import InputError
 from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin import KafkaAdminError
 from ansible_collections.kafkaops.cluster.plugins.module_utils._leader_election import (
-    UNCLEAN_ELECTION_SETTING,
+    unclean_declared,
     unclean_setting_warning,
 )
 
@@ -159,7 +159,7 @@ def run_broker_config(module, client, inputs):
     if sensitive:
         raise KafkaAdminError("config.%s: a sensitive setting cannot be read back and compared; this module "
                               "does not manage it" % sensitive[0], field="config.%s" % sensitive[0])
-    if inputs["config"].get(UNCLEAN_ELECTION_SETTING) == "true":
+    if unclean_declared(inputs["config"]):
         module.warn(unclean_setting_warning("the cluster-wide default" if inputs["level"] == CLUSTER_DEFAULT
                                             else "broker " + inputs["resource_name"]))
     changes = broker_config_changes(current, inputs["config"])

@@ -26,6 +26,11 @@ ELECTION_TYPES = {"preferred": 0, "unclean": 1}
 UNCLEAN_ELECTION_SETTING = "unclean.leader.election.enable"
 
 
+def unclean_declared(config):
+    """Whether settings ({name: value as text}) turn UNCLEAN_ELECTION_SETTING on: Kafka reads true in any case."""
+    return str(config.get(UNCLEAN_ELECTION_SETTING)).strip().lower() == "true"
+
+
 def unclean_setting_warning(where):
     """The warning for UNCLEAN_ELECTION_SETTING declared true at where ("the cluster-wide default", "topic orders").
 

@@ -140,10 +140,8 @@ class _Broker(object):
         self.weights = ("capacity" if open_volumes and all(volume[0] == "volume" for volume in open_volumes)
                         and len(set(open_volumes)) == len(open_volumes) else "bytes")
         self.where = dict((key, replica["dir"]) for key, replica in self.replicas.items())
-        # Net bytes each dir has gained from dirs read as the same filesystem (room()), and the dirs whose room
-        # counted that way stopped a balancing move the filesystem's room alone would have let through.
+        # Net bytes each dir has gained from dirs read as the same filesystem (room()).
         self.gained = dict((path, 0) for path in self.dirs)
-        self.held_back = set()
         # Bytes a dir holds besides the replicas listed (planning offline from a dir's bytes alone); they stay.
         self.replica_bytes = dict((path, info.get("other_bytes", 0)) for path, info in self.dirs.items())
         for replica in self.replicas.values():
@@ -178,11 +176,8 @@ class _Broker(object):
         100 GiB disks at 61 GiB each read as one), and on two disks each copy stays where it lands. On one
         filesystem the copy needs the room as well: AlterReplicaLogDirs copies first and the broker deletes the
         old replica log.segment.delete.delay.ms later."""
-        volume = self.volume[target]
-        if volume not in self.volume_used:
-            return None
-        room = int(self.max_disk_fill * self.volume_total[volume]) - self.volume_used[volume]
-        if volume == self.volume[source]:
+        room = self.arrival_room(target)
+        if room is not None and self.volume[target] == self.volume[source]:
             room -= max(0, self.gained[target])
         return room
 
@@ -208,7 +203,8 @@ class _Broker(object):
             self.volume_used[self.volume[path]] += size
 
     def arrival_room(self, path):
-        """Bytes the dir may still gain from another broker below max_disk_fill; None when not limited."""
+        """Bytes the dir's volume may still gain below max_disk_fill (a copy from another broker; room() adds the rule
+        between dirs read as one filesystem); None when not limited."""
         volume = self.volume[path]
         if volume not in self.volume_used:
             return None
@@ -269,16 +265,17 @@ def _balance(broker, movable):
         fills = [broker.fill(path) for path in broker.open]
         if mean <= 0 or (max(fills) <= mean * (1 + BALANCE_TOLERANCE) and min(fills) >= mean * (1 - BALANCE_TOLERANCE)):
             return []
-        broker.held_back = set()
-        step = _balance_step(broker, movable)
+        step, held_back = _balance_step(broker, movable)
         if step is None:
-            return sorted(broker.held_back)
+            return sorted(held_back)
         broker.move(*step)
     raise AssertionError("the log dir balance did not end within %d moves" % MOST_BALANCE_STEPS)
 
 
 def _balance_step(broker, movable):
-    """(replica, dir) of the next balancing move, or None when no move lowers the sum."""
+    """((replica, dir) of the next balancing move, or None when no move lowers the sum; the dirs whose own room, as
+    room() counts it between dirs read as one filesystem, stopped a move the filesystem's room alone let through)."""
+    held_back = set()
     for giver in sorted(broker.open, key=lambda path: (-broker.fill(path), path)):
         held = [(broker.replicas[key]["bytes"], key) for key in movable if broker.where[key] == giver]
         if not held:
@@ -291,12 +288,12 @@ def _balance_step(broker, movable):
             room = broker.room(giver, receiver)
             chosen = _best_fit([item for item in held if room is None or item[0] <= room], ideal)
             if chosen is not None:
-                return chosen[1], receiver
+                return (chosen[1], receiver), held_back
             if room is not None and broker.volume[giver] == broker.volume[receiver] and broker.gained[receiver] > 0:
                 wider = room + broker.gained[receiver]
                 if _best_fit([item for item in held if item[0] <= wider], ideal) is not None:
-                    broker.held_back.add(receiver)
-    return None
+                    held_back.add(receiver)
+    return None, held_back
 
 
 def _lower_bound(broker, before, evacuated_bytes):

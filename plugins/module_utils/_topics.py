@@ -36,7 +36,7 @@ from ansible_collections.kafkaops.cluster.plugins.module_utils._kafka_admin impo
     run_side_by_side,
 )
 from ansible_collections.kafkaops.cluster.plugins.module_utils._leader_election import (
-    UNCLEAN_ELECTION_SETTING,
+    unclean_declared,
     unclean_setting_warning,
 )
 from ansible_collections.kafkaops.cluster.plugins.module_utils._topic_changes import (
@@ -260,7 +260,7 @@ def run_topic(module, client, desired):
     """kafka_topic: read the declared topics, compute the difference, validate it, apply it unless in check mode."""
     params = module.params
     unclean = [topic["name"] for topic in desired
-               if topic["state"] == "present" and topic["config"].get(UNCLEAN_ELECTION_SETTING) == "true"]
+               if topic["state"] == "present" and unclean_declared(topic["config"])]
     if unclean:
         module.warn(unclean_setting_warning("topic(s) " + ", ".join(unclean)))
     need_configs = topics_needing_configs(desired, params["config_mode"])

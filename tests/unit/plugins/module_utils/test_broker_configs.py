@@ -151,7 +151,8 @@ def test_a_refusal_names_the_setting_and_changes_nothing():
 
 
 @pytest.mark.parametrize("broker, value, where", [
-    ("default", True, "the cluster-wide default"), ("1", "true", "broker 1"), ("default", False, None)])
+    ("default", True, "the cluster-wide default"), ("1", "true", "broker 1"), ("1", "TRUE", "broker 1"),
+    ("default", False, None)])
 def test_unclean_leader_election_turned_on_is_warned_of_every_run_it_is_declared(broker, value, where):
     brokers = FakeBrokers()
     inputs = check_broker_config_inputs({"broker": broker, "config": {"unclean.leader.election.enable": value}})
