@@ -222,7 +222,7 @@ def table_lines(start, steps, now, busy_now, budget_minutes=None):
             "ok" if row["status"] == 0 else "exit %s" % row["status"]))
     scenarios = [row for row in steps if row.get("actions")]
     if scenarios:
-        names = ["create", "converge", "idempotence", "side_effect", "verify", "destroy"]
+        names = ["dependency", "create", "converge", "idempotence", "side_effect", "verify", "destroy"]
         lines += ["", "| scenario: wall min / CPU-s per Molecule action | " + " | ".join(names) + " |",
                   "|---|" + "---|" * len(names)]
         for row in scenarios:

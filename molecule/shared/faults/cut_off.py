@@ -8,10 +8,11 @@ side effects (resilience in ZooKeeper mode, kraft in KRaft mode); nemesis.py doe
     cut_off.py pause SERVERS BROKER NODE UNIT SECONDS  SIGSTOP the broker's process for SECONDS (longer than
                                                        its ZooKeeper session, or its KRaft broker session),
                                                        SIGCONT, wait until it is back
-    cut_off.py pause-leader SERVERS CONTROLLER NODE UNIT SECONDS TOPIC
+    cut_off.py pause-leader SERVERS CONTROLLER NODE UNIT SECONDS TOPIC VOTERS STATE
                                                        SIGSTOP the KRaft quorum's leader (node id CONTROLLER)
-                                                       for SECONDS, wait until the quorum has elected another
-                                                       leader and write probes to TOPIC meanwhile; SIGCONT,
+                                                       for SECONDS, wait until the other voters' nodes (VOTERS)
+                                                       all name another leader in their quorum-state file
+                                                       (STATE) and write probes to TOPIC meanwhile; SIGCONT,
                                                        wait until it is a voter caught up with the leader
 
 SERVERS are the other brokers' addresses (comma-separated): the cluster is read through them, as a client
@@ -29,7 +30,7 @@ import time
 from kafka import KafkaAdminClient
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nemesis import Partition, Pause  # noqa: E402
+from nemesis import DockerExec, HostCommands, Partition, Pause, check_node  # noqa: E402
 from writes_while_down import measure  # noqa: E402
 
 # ZooKeeper expires a silent broker's session after 18 s (Kafka 3.9's default), and followers that stop
@@ -142,8 +143,6 @@ def pause(figures, servers, broker, node, unit, seconds):
 def quorum(servers):
     """(leader id, leader epoch, {voter id: log end offset}) of the KRaft metadata quorum, asked through the
     brokers (they forward DescribeQuorum to the active controller)."""
-    # A broker forwards the request to the controller it knows as active: while that one is paused the request
-    # hangs until the timeout, so a short one lets the next read find the new leader sooner.
     admin = KafkaAdminClient(bootstrap_servers=servers, request_timeout_ms=5000)
     try:
         answer = admin.describe_metadata_quorum()
@@ -159,26 +158,60 @@ def wait_for_quorum(servers, condition, what):
     return poll(lambda: quorum(servers), condition, what, 0.5)
 
 
-def pause_leader(figures, servers, controller, node, unit, seconds, topic):
+def parse_quorum_state(text):
+    """(leader id, leader epoch) of a KRaft voter's quorum-state file (JSON that the voter rewrites at each
+    election; leaderId -1 while it knows no leader)."""
+    state = json.loads(text)
+    return int(state["leaderId"]), int(state["leaderEpoch"])
+
+
+def voters_view(nodes, path):
+    """{node: (leader id, leader epoch)} as each voter's own quorum-state file says, read on its node."""
+    host = HostCommands()
+    view = {}
+    for node in nodes:
+        returncode, stdout, stderr = DockerExec(check_node(node, host)).run(["cat", path])
+        if returncode != 0:
+            raise RuntimeError("%s: cannot read %s: %s" % (node, path, stderr.strip()[:200]))
+        view[node] = parse_quorum_state(stdout)
+    return view
+
+
+def elected_without(controller, epoch):
+    """The voters' views agree on one leader other than controller, in an epoch after `epoch`."""
+    def condition(view):
+        leaders = set(view.values())
+        return len(leaders) == 1 and all(leader not in (-1, controller) and now > epoch for leader, now in leaders)
+    return condition
+
+
+def pause_leader(figures, servers, controller, node, unit, seconds, topic, voters, state_path):
     figures["step"] = "reading the quorum before the pause"
-    leader, epoch, voters = quorum(servers)
-    figures["quorum_before"] = {"leader": leader, "epoch": epoch, "voters": sorted(voters)}
+    leader, epoch, unused = quorum(servers)
+    figures["quorum_before"] = {"leader": leader, "epoch": epoch}
     if leader != controller:
         raise RuntimeError("controller %d is not the quorum's leader (%d is)" % (controller, leader))
 
+    # The other voters' own files, not a broker: a broker forwards DescribeQuorum to the controller it knows as
+    # active and, while that one is paused, keeps its request waiting there for its controller socket timeout (30 s).
     def replaced():
-        figures["step"] = "waiting until the quorum has elected a leader other than %d" % controller
-        figures["seconds_until_new_leader"], during = wait_for_quorum(
-            servers, lambda now, now_epoch, _voters: now not in (-1, controller) and now_epoch > epoch, figures["step"])
-        figures["quorum_during"] = {"leader": during[0], "epoch": during[1]}
+        figures["step"] = "waiting until the voters %s have elected a leader other than %d" % (
+            ", ".join(voters), controller)
+        figures["seconds_until_new_leader"], (view,) = poll(
+            lambda: (voters_view(voters, state_path),), elected_without(controller, epoch), figures["step"], 0.5)
+        (new_leader, new_epoch), = set(view.values())
+        figures["quorum_during"] = {"leader": new_leader, "epoch": new_epoch, "seen_by": sorted(view)}
         figures["step"] = "writing probes to %s while controller %d is paused" % (topic, controller)
         figures["writes"] = measure(servers, topic)
 
     paused(figures, node, unit, seconds, replaced)
+    during_epoch = figures["quorum_during"]["epoch"]
     figures["step"] = "waiting until controller %d is a voter caught up with the leader" % controller
+    # An answer of the epoch before the pause is the paused leader's own, given before it learns it was replaced.
     figures["seconds_until_caught_up"], unused = wait_for_quorum(
-        servers, lambda now, _epoch, now_voters: controller in now_voters and now in now_voters
-        and now_voters[controller] >= 0 and now_voters[now] - now_voters[controller] <= 50, figures["step"])
+        servers, lambda now, now_epoch, now_voters: now_epoch >= during_epoch and controller in now_voters
+        and now in now_voters and now_voters[controller] >= 0 and now_voters[now] - now_voters[controller] <= 50,
+        figures["step"])
 
 
 def main(action, servers, broker, node, *rest):
@@ -192,7 +225,8 @@ def main(action, servers, broker, node, *rest):
         elif action == "pause":
             pause(figures, servers, int(broker), node, rest[0], float(rest[1]))
         elif action == "pause-leader":
-            pause_leader(figures, servers, int(broker), node, rest[0], float(rest[1]), rest[2])
+            pause_leader(figures, servers, int(broker), node, rest[0], float(rest[1]), rest[2], rest[3].split(","),
+                         rest[4])
         else:
             raise ValueError("unknown action %r" % action)
     except Exception as error:  # noqa: BLE001 - reported, and failed by the playbook's assert

@@ -309,6 +309,8 @@ def test_the_paused_quorum_leader_was_replaced_while_writes_went_on_and_caught_u
     before, during = pause["quorum_before"], pause["quorum_during"]
     assert before["leader"] in CONTROLLER_IDS and during["leader"] in CONTROLLER_IDS, pause
     assert during["leader"] != before["leader"] and during["epoch"] > before["epoch"], pause
+    # Every other voter said so in its own quorum-state file (the joined node's controller is the fourth voter).
+    assert len(during["seen_by"]) == len(CONTROLLER_IDS) - 1, pause
     assert pause["seconds_until_new_leader"] < pause["seconds_paused"], pause
     assert pause["writes"]["probe_acknowledged"] == 1000, pause["writes"]
     assert pause["running_again"] and pause["seconds_until_caught_up"] >= 0, pause

@@ -85,9 +85,9 @@ def test_the_table_splits_a_scenario_by_molecule_action():
     row = dict(_row("kraft", within="molecule"), actions={
         "converge": {"wall_seconds": 90, "cpu_seconds": 120.4}, "verify": {"wall_seconds": 30, "cpu_seconds": 50}})
     lines = step_usage.table_lines(None, [row], 0, 0)
-    header = lines.index("| scenario: wall min / CPU-s per Molecule action | create | converge | idempotence | "
+    header = lines.index("| scenario: wall min / CPU-s per Molecule action | dependency | create | converge | idempotence | "
                          "side_effect | verify | destroy |")
-    assert lines[header + 2] == "| kraft |  | 1.5 / 120 |  |  | 0.5 / 50 |  |"
+    assert lines[header + 2] == "| kraft |  |  | 1.5 / 120 |  |  | 0.5 / 50 |  |"
 
 
 def test_container_cpu_names_a_container_no_control_group_accounts(capsys):
