@@ -218,6 +218,9 @@ def host_model(inputs, settings, cluster, file_exists, key_problem):
         "prometheus_enabled": bool(inputs.get("kafka_broker_prometheus_enabled")),
         "broker_ids": [instance["broker_id"] for instance in cluster_instances],
         "broker_count": len(cluster_instances),
+        # The typed inputs themselves, for the tasks and templates after preflight: the role's lazy
+        # __kafka_broker_inputs templates every input again each time it is read (a template reads it a dozen times).
+        "inputs": dict(inputs),
     }
     model.update(replication)
     model["host_state"] = _host_state(instances, kraft, paths, model["peer_addresses"])

@@ -174,6 +174,10 @@ def host_model(inputs, settings, cluster):
         # Out of migration mode, the migration's logins are removed (the file, or the folder it is in).
         "migration_logins": [{"found": paths["zookeeper_jaas"], "removed": paths["zookeeper_jaas"]},
                              {"found": paths["truststore"], "removed": paths["tls_dir"]}],
+        # The typed inputs themselves, for the tasks and templates after preflight: the role's lazy
+        # __kafka_controller_inputs templates every input again each time it is read. Not the SCRAM users, whose
+        # passwords they hold: the model is shown.
+        "inputs": dict((name, value) for name, value in inputs.items() if name != "kafka_controller_scram_users"),
     }
     model["problems"] = _problems(inputs, values, settings.get("kafka_controller_scram_users"), model, members)
     return model

@@ -117,6 +117,9 @@ def host_model(inputs, settings, cluster, file_exists, key_problem):
         # before, a restart an earlier run left pending, and whether it resolves its peers' addresses.
         "host_state": {"names": rules.unique(server["address"] for server in servers),
                        "files": [paths["myid"], paths["unit_file"], paths["restart_marker"]]},
+        # The typed inputs themselves, for the tasks and templates after preflight: the role's lazy __zookeeper_inputs
+        # templates every input again each time it is read. Not the SASL users' passwords: the model is shown.
+        "inputs": dict((name, value) for name, value in inputs.items() if name != "zookeeper_sasl_users"),
     }
     model["problems"] = _problems(inputs, text_settings, sasl_users, model, file_exists, key_problem)
     return model

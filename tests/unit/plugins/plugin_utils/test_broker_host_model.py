@@ -605,3 +605,9 @@ def test_each_restart_waits_on_its_brokers_address_and_its_hosts_timeout():
     assert [(item["bootstrap_servers"], item["timeout"]) for item in found] == [
         (["b1.example:9092"], 600), (["b2.example:9092"], "900"), (["b2.example:19092"], "900")]
     assert found[0]["instance"] == order[0]["instance"]
+
+
+def test_the_model_carries_the_typed_inputs_the_tasks_and_templates_read_after_preflight():
+    model = _model(inputs={"kafka_broker_min_insync_replicas": 2, "kafka_broker_properties": {"num.io.threads": "2"}})
+    assert model["inputs"] == dict(INPUTS, kafka_broker_min_insync_replicas=2,
+                                   kafka_broker_properties={"num.io.threads": "2"})

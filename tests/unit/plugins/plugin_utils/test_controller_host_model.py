@@ -380,3 +380,11 @@ def test_migration_failure_names_the_step_each_fault_and_the_commands():
     quiet = migration_failure([("c1", "")], "A step", "it failed", None, "finalize", [])
     assert "it failed. No controller logged a migration fault.\nThe migration stopped in its phase (unknown);" in quiet
     assert "-e phase=finalize." in quiet
+
+
+def test_the_model_carries_the_typed_inputs_but_not_the_scram_users_passwords():
+    model = _model(inputs={"kafka_controller_scram_users": [{"name": "admin", "password": "Admin-Secret"}]})
+    assert model["inputs"]["kafka_controller_node_id"] == 9001
+    assert model["inputs"]["kafka_controller_super_users"] == ["User:ANONYMOUS"]
+    assert "kafka_controller_scram_users" not in model["inputs"]
+    assert "Admin-Secret" not in repr(model)

@@ -305,3 +305,11 @@ def test_the_client_address_follows_the_peer_address_rule():
     assert zookeeper_client_address(({"ansible_host": "10.0.0.2", "zookeeper_client_port": 2182}, "z2")) == (
         "10.0.0.2:2182")
     assert zookeeper_client_address(({}, "z2")) == "z2:2181"
+
+
+def test_the_model_carries_the_typed_inputs_but_not_the_sasl_users_passwords():
+    model = _model(inputs={"zookeeper_sasl_users": {"kafka": "ZooKeeper-Secret"}})
+    assert model["inputs"]["zookeeper_client_port"] == 2181
+    assert model["inputs"]["zookeeper_four_letter_words"] == ["ruok", "srvr", "mntr"]
+    assert "zookeeper_sasl_users" not in model["inputs"]
+    assert "ZooKeeper-Secret" not in repr(model["inputs"])
