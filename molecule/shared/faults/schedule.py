@@ -5,12 +5,16 @@ after (bench/faults does all three on the local containers).
 
     schedule.py --nodes kafkaops-1,kafkaops-2,kafkaops-3 --units kafkaops-1=kafka-broker-1+zookeeper,... \
         [--seed N] [--every 30] [--minutes 5] [--hold 12] [--faults partition,one-way,pause,slow-link] \
-        [--report FILE]
+        [--disks kafkaops-1=/var/lib/kafka/faults-disk:kafka-broker-1,...] [--each] [--report FILE]
 
 A partition cuts the node off from every other node named (both ways; one-way: only what it sends); a pause
 stops one of its units, drawn from --units; a slow link rate-limits what it sends and drops a share of packets
-each way; a node stop stops the whole container (docker stop) and starts it again. Prints one line per fault as it
-heals, then the table; --report writes every proof as JSON. Standard library only, like nemesis.py.
+each way; a node stop stops the whole container (docker stop) and starts it again; a full disk fills the small
+filesystem a broker keeps one of its log dirs on (--disks: prepared with nemesis.py before the broker first
+started), then heals as an operator does: the filler deleted and the broker restarted, since Kafka keeps a log dir
+that hit a full disk offline until then. --each draws every fault once in each round of as many faults, in an
+order the seed shuffles, so that a short run still tries them all. Prints one line per fault as it heals, then the
+table; --report writes every proof as JSON. Standard library only, like nemesis.py.
 """
 
 import argparse
@@ -20,11 +24,26 @@ import sys
 import time
 
 try:
-    from .nemesis import NemesisError, NodeStop, Partition, Pause, SlowLink
+    from .nemesis import UNIT_NAME, FullDisk, NemesisError, NodeStop, Partition, Pause, SlowLink, _checked
 except ImportError:  # run as a script, beside nemesis.py
-    from nemesis import NemesisError, NodeStop, Partition, Pause, SlowLink
+    from nemesis import UNIT_NAME, FullDisk, NemesisError, NodeStop, Partition, Pause, SlowLink, _checked
 
-FAULTS = ("partition", "one-way", "pause", "slow-link", "node-stop")
+FAULTS = ("partition", "one-way", "pause", "slow-link", "node-stop", "full-disk")
+
+
+class FullLogDir(FullDisk):
+    """A full disk under one of a broker's log dirs, healed as an operator heals it: the filler deleted, then the
+    broker restarted (Kafka takes a log dir that hit a full disk offline, and brings it back only at a start)."""
+
+    def __init__(self, node, path, unit, runner=None):
+        # The filesystem was mounted before the broker first started (nemesis.py prepare full-disk): its size
+        # is not needed to fill it.
+        super().__init__(node, path, 1, 0, runner)
+        self.unit = _checked(unit, UNIT_NAME, "unit")
+
+    def heal(self):
+        super().heal()
+        self.run(["systemctl", "restart", self.unit])
 
 
 class ScheduleError(ValueError):
@@ -35,12 +54,15 @@ class ScheduleError(ValueError):
         self.option = option
 
 
-def plan(seed, every, minutes, hold, nodes, faults, units):
+def plan(seed, every, minutes, hold, nodes, faults, units, disks=None, each=False):
     """[{at, fault, node, unit}] of the run: the same seed gives the same schedule. Pure.
 
     at: seconds from the start; a fault is held `hold` seconds and healed before the next one starts, so no two
     faults are ever in place at once. units: {node: [units]} for pauses (a node without units is never paused).
+    disks: {node: (path, broker unit)} for full disks (a node without one never gets a full disk). each: every
+    fault once per round, in an order the seed shuffles.
     """
+    disks = disks or {}
     if every <= 0 or minutes <= 0:
         raise ScheduleError("--every/--minutes", "must be above 0, got %s and %s" % (every, minutes))
     if not 0 < hold < every:
@@ -56,13 +78,27 @@ def plan(seed, every, minutes, hold, nodes, faults, units):
     pausable = [node for node in nodes if units.get(node)]
     if "pause" in faults and not pausable:
         raise ScheduleError("--units", "a pause needs a unit for at least one node (node=unit+unit,...)")
+    fillable = [node for node in sorted(nodes) if node in disks]
+    if "full-disk" in faults and not fillable:
+        raise ScheduleError("--disks", "a full disk needs a prepared log dir for at least one node "
+                                       "(node=path:broker-unit,...)")
     draw = random.Random(seed)
     events = []
+    kinds = sorted(set(faults))
     for index in range(int(minutes * 60 // every)):
-        fault = draw.choice(sorted(faults))
-        node = draw.choice(pausable if fault == "pause" else sorted(nodes))
-        unit = draw.choice(units[node]) if fault == "pause" else None
-        events.append({"at": index * every, "fault": fault, "node": node, "unit": unit})
+        if each:
+            if index % len(kinds) == 0:
+                round_order = list(kinds)
+                draw.shuffle(round_order)
+            fault = round_order[index % len(kinds)]
+        else:
+            fault = draw.choice(sorted(faults))
+        node = draw.choice(pausable if fault == "pause" else fillable if fault == "full-disk" else sorted(nodes))
+        unit = draw.choice(units[node]) if fault == "pause" else disks[node][1] if fault == "full-disk" else None
+        event = {"at": index * every, "fault": fault, "node": node, "unit": unit}
+        if fault == "full-disk":
+            event["path"] = disks[node][0]
+        events.append(event)
     return events
 
 
@@ -75,6 +111,8 @@ def nemesis_of(event, nodes):
         return Pause(node, event["unit"])
     if fault == "slow-link":
         return SlowLink(node)
+    if fault == "full-disk":
+        return FullLogDir(node, event["path"], event["unit"])
     return NodeStop(node)
 
 
@@ -87,6 +125,8 @@ def shown(fault, proof):
     if fault == "slow-link":
         qdisc = proof.get("root_qdisc") or {}
         return "%s overlimits, %s dropped by the rate limit" % (qdisc.get("overlimits"), qdisc.get("dropped"))
+    if fault == "full-disk":
+        return "%s bytes free of %s" % (proof.get("available_bytes"), proof.get("size_bytes"))
     return "container %s" % proof.get("status")
 
 
@@ -145,6 +185,20 @@ def parse_units(text):
     return units
 
 
+def parse_disks(text):
+    """{node: (path, unit)} of 'node=path:unit,node=path:unit'."""
+    disks = {}
+    for entry in (text or "").split(","):
+        if not entry.strip():
+            continue
+        node, equals, rest = entry.partition("=")
+        path, colon, unit = rest.strip().partition(":")
+        if not equals or not colon or not path.startswith("/") or not unit:
+            raise ScheduleError("--disks", "expected node=/path:broker-unit, got %r" % entry)
+        disks[node.strip()] = (path, unit)
+    return disks
+
+
 def main(argv=None, out=sys.stdout):
     options = argparse.ArgumentParser(description=__doc__.split("\n\n", maxsplit=1)[0])
     options.add_argument("--nodes", required=True, help="the containers, comma-separated")
@@ -154,13 +208,16 @@ def main(argv=None, out=sys.stdout):
     options.add_argument("--minutes", type=float, default=5.0, help="how long the schedule runs (5)")
     options.add_argument("--hold", type=float, default=12.0, help="seconds each fault stays (12)")
     options.add_argument("--faults", default="partition,one-way,pause,slow-link", help="the faults to draw from")
+    options.add_argument("--disks", default="", help="full-disk: node=path:broker-unit,... (prepared log dirs)")
+    options.add_argument("--each", action="store_true", help="every fault once in each round, in a seeded order")
     options.add_argument("--report", help="write every fault and its proof to this JSON file")
     arguments = options.parse_args(argv)
     seed = arguments.seed if arguments.seed is not None else random.SystemRandom().randrange(1, 10 ** 9)
     nodes = [node for node in arguments.nodes.split(",") if node]
     try:
         events = plan(seed, arguments.every, arguments.minutes, arguments.hold, nodes,
-                      [fault for fault in arguments.faults.split(",") if fault], parse_units(arguments.units))
+                      [fault for fault in arguments.faults.split(",") if fault], parse_units(arguments.units),
+                      parse_disks(arguments.disks), arguments.each)
     except ScheduleError as error:
         print("schedule.py: %s" % error, file=sys.stderr)
         return 2

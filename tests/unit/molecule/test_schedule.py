@@ -95,3 +95,64 @@ def test_the_command_line_refuses_bad_options_with_exit_2(capsys):
         schedule.parse_units("kafkaops-1")
     assert schedule.parse_units("a=x+y,b=z") == {"a": ["x", "y"], "b": ["z"]}
     assert json.dumps(schedule.FAULTS)
+
+
+DISKS = {"kafkaops-2": ("/var/lib/kafka/faults-disk", "kafka-broker-2")}
+
+
+def test_each_round_tries_every_fault_once_in_a_seeded_order():
+    faults = ["partition", "pause", "slow-link", "full-disk"]
+    events = schedule.plan(5, 20, 4, 8, NODES, faults, UNITS, DISKS, each=True)
+    assert len(events) == 12
+    rounds = [[event["fault"] for event in events[start:start + 4]] for start in (0, 4, 8)]
+    assert all(sorted(kinds) == sorted(faults) for kinds in rounds)
+    assert events == schedule.plan(5, 20, 4, 8, NODES, faults, UNITS, DISKS, each=True)
+    # The seed shuffles each round.
+    assert any(kinds != sorted(faults) for kinds in rounds)
+    # A full disk falls on a node with a prepared log dir, and names its path and the broker to restart.
+    for event in events:
+        if event["fault"] == "full-disk":
+            assert (event["node"], event["path"], event["unit"]) == (
+                "kafkaops-2", "/var/lib/kafka/faults-disk", "kafka-broker-2")
+
+
+def test_a_full_disk_needs_a_prepared_log_dir_and_the_disks_option_is_checked():
+    with pytest.raises(schedule.ScheduleError) as refused:
+        schedule.plan(1, 30, 5, 12, NODES, ["full-disk"], UNITS)
+    assert refused.value.option == "--disks"
+    assert schedule.parse_disks("a=/d:kafka-broker-1,b=/e:kafka-broker-2") == {
+        "a": ("/d", "kafka-broker-1"), "b": ("/e", "kafka-broker-2")}
+    for bad in ("a=/d", "a=d:kafka-broker-1", "a=/d:", "/d:unit"):
+        with pytest.raises(schedule.ScheduleError, match="--disks: expected node=/path:broker-unit"):
+            schedule.parse_disks(bad)
+
+
+class Recorder:
+    """A runner that records the commands and answers df and stat as a filled-then-emptied filesystem would."""
+
+    def __init__(self):
+        self.commands = []
+
+    def run(self, argv):
+        self.commands.append(list(argv))
+        if argv[0] == "df":
+            return 0, ("Filesystem Type 1B-blocks Used Avail Mounted on\n"
+                       "kafkaops-nemesis tmpfs 67108864 67108864 0 /var/lib/kafka/faults-disk\n"), ""
+        if argv[0] == "stat":
+            return 1, "", "No such file or directory"
+        return 0, "", ""
+
+
+def test_a_full_log_dir_heals_by_deleting_the_filler_then_restarting_the_broker():
+    runner = Recorder()
+    event = {"at": 0, "fault": "full-disk", "node": "kafkaops-2", "unit": "kafka-broker-2",
+             "path": "/var/lib/kafka/faults-disk"}
+    nemesis = schedule.nemesis_of(event, NODES)
+    assert isinstance(nemesis, schedule.FullLogDir)
+    nemesis.runner = runner
+    nemesis.heal()
+    assert [command[-2:] for command in runner.commands if command[0] in ("rm", "systemctl")] == [
+        ["-f", "/var/lib/kafka/faults-disk/kafkaops-nemesis-filler"], ["restart", "kafka-broker-2"]]
+    assert schedule.shown("full-disk", nemesis.proof()) == "0 bytes free of 67108864"
+    with pytest.raises(NemesisError):
+        schedule.FullLogDir("kafkaops-2", "/var/lib/kafka/faults-disk", "bad unit; rm -rf /")

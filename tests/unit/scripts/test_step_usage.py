@@ -85,8 +85,8 @@ def test_the_table_splits_a_scenario_by_molecule_action():
     row = dict(_row("kraft", within="molecule"), actions={
         "converge": {"wall_seconds": 90, "cpu_seconds": 120.4}, "verify": {"wall_seconds": 30, "cpu_seconds": 50}})
     lines = step_usage.table_lines(None, [row], 0, 0)
-    header = lines.index("| scenario: wall min / CPU-s per Molecule action | dependency | create | converge | idempotence | "
-                         "side_effect | verify | destroy |")
+    header = lines.index("| scenario: wall min / CPU-s per Molecule action | dependency | create | converge | "
+                         "idempotence | side_effect | verify | destroy |")
     assert lines[header + 2] == "| kraft |  |  | 1.5 / 120 |  |  | 0.5 / 50 |  |"
 
 
