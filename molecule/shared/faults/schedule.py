@@ -172,30 +172,31 @@ def table(done, seed):
     return "\n".join(lines)
 
 
-def parse_units(text):
-    """{node: [units]} of 'node=unit+unit,node=unit'."""
-    units = {}
+def _node_entries(text, option, form):
+    """(node, what follows its '=', the entry) of each entry of 'node=...,node=...'; raises naming option."""
     for entry in (text or "").split(","):
         if not entry.strip():
             continue
-        node, equals, names = entry.partition("=")
-        if not equals or not names.strip():
-            raise ScheduleError("--units", "expected node=unit+unit, got %r" % entry)
-        units[node.strip()] = [name for name in names.strip().split("+") if name]
-    return units
+        node, equals, rest = entry.partition("=")
+        if not equals or not rest.strip():
+            raise ScheduleError(option, "expected %s, got %r" % (form, entry))
+        yield node.strip(), rest.strip(), entry
+
+
+def parse_units(text):
+    """{node: [units]} of 'node=unit+unit,node=unit'."""
+    return dict((node, [name for name in rest.split("+") if name])
+                for node, rest, _entry in _node_entries(text, "--units", "node=unit+unit"))
 
 
 def parse_disks(text):
     """{node: (path, unit)} of 'node=path:unit,node=path:unit'."""
     disks = {}
-    for entry in (text or "").split(","):
-        if not entry.strip():
-            continue
-        node, equals, rest = entry.partition("=")
-        path, colon, unit = rest.strip().partition(":")
-        if not equals or not colon or not path.startswith("/") or not unit:
+    for node, rest, entry in _node_entries(text, "--disks", "node=/path:broker-unit"):
+        path, colon, unit = rest.partition(":")
+        if not colon or not path.startswith("/") or not unit:
             raise ScheduleError("--disks", "expected node=/path:broker-unit, got %r" % entry)
-        disks[node.strip()] = (path, unit)
+        disks[node] = (path, unit)
     return disks
 
 
