@@ -30,7 +30,7 @@ import time
 from kafka import KafkaAdminClient
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from nemesis import DockerExec, HostCommands, Partition, Pause, check_node  # noqa: E402
+from nemesis import DockerExec, HostCommands, Partition, Pause, check_node, command_failed  # noqa: E402
 from writes_while_down import measure  # noqa: E402
 
 # ZooKeeper expires a silent broker's session after 18 s (Kafka 3.9's default), and followers that stop
@@ -172,7 +172,7 @@ def voters_view(nodes, path):
     for node in nodes:
         returncode, stdout, stderr = DockerExec(check_node(node, host)).run(["cat", path])
         if returncode != 0:
-            raise RuntimeError("%s: cannot read %s: %s" % (node, path, stderr.strip()[:200]))
+            raise command_failed(node, ["cat", path], returncode, stderr, "reading the quorum state")
         view[node] = parse_quorum_state(stdout)
     return view
 
